@@ -1,0 +1,1 @@
+//! The wire types of the table server.

@@ -1,0 +1,201 @@
+//! The lines of the board: which points are neighbours, and which jumps
+//! exist.
+//!
+//! Horizontal and vertical neighbours are connected everywhere; diagonal
+//! lines leave only the points whose row + column is even (see
+//! [`Square::has_diagonals`]).
+
+use crate::{Bitboard, Square};
+
+/// The eight directions as (column, row) offsets.
+const DIRECTIONS: [(i8, i8); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+
+/// A straight jump: over the middle point onto the landing point.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct JumpLine {
+    pub over: Square,
+    pub land: Square,
+}
+
+const fn offset(sq: u8, d: (i8, i8), times: i8) -> Option<u8> {
+    let c = (sq % 5) as i8 + d.0 * times;
+    let r = (sq / 5) as i8 + d.1 * times;
+    if c < 0 || c > 4 || r < 0 || r > 4 {
+        None
+    } else {
+        Some((r * 5 + c) as u8)
+    }
+}
+
+const fn diagonals_at(sq: u8) -> bool {
+    (sq % 5 + sq / 5) % 2 == 0
+}
+
+const NEIGHBOURS: [Bitboard; 25] = {
+    let mut table = [Bitboard(0); 25];
+    let mut sq = 0;
+    while sq < 25 {
+        let mut bits = 0u32;
+        let mut d = 0;
+        while d < 8 {
+            let dir = DIRECTIONS[d];
+            let diagonal = dir.0 != 0 && dir.1 != 0;
+            if !diagonal || diagonals_at(sq) {
+                if let Some(to) = offset(sq, dir, 1) {
+                    bits |= 1 << to;
+                }
+            }
+            d += 1;
+        }
+        table[sq as usize] = Bitboard(bits);
+        sq += 1;
+    }
+    table
+};
+
+/// Jumps from each point, at most 8; `len` says how many are filled.
+#[derive(Clone, Copy)]
+pub(crate) struct Jumps {
+    pub lines: [JumpLine; 8],
+    pub len: u8,
+}
+
+const JUMPS: [Jumps; 25] = {
+    let blank = JumpLine {
+        over: Square::A1,
+        land: Square::A1,
+    };
+    let mut table = [Jumps {
+        lines: [blank; 8],
+        len: 0,
+    }; 25];
+    let mut sq = 0;
+    while sq < 25 {
+        let mut d = 0;
+        while d < 8 {
+            let dir = DIRECTIONS[d];
+            let diagonal = dir.0 != 0 && dir.1 != 0;
+            if !diagonal || diagonals_at(sq) {
+                if let (Some(over), Some(land)) = (offset(sq, dir, 1), offset(sq, dir, 2)) {
+                    let n = table[sq as usize].len as usize;
+                    table[sq as usize].lines[n] = JumpLine {
+                        over: Square::ALL[over as usize],
+                        land: Square::ALL[land as usize],
+                    };
+                    table[sq as usize].len += 1;
+                }
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+};
+
+/// The points joined to `square` by one line.
+///
+/// ```
+/// use baghchal_rules::{board, Square};
+/// assert_eq!(board::neighbours(Square::C3).count(), 8);
+/// assert_eq!(board::neighbours(Square::B3).count(), 4);
+/// assert_eq!(board::neighbours(Square::A5).count(), 3);
+/// ```
+#[inline]
+pub fn neighbours(square: Square) -> Bitboard {
+    NEIGHBOURS[square.index()]
+}
+
+/// Whether a line joins `a` and `b` directly.
+///
+/// ```
+/// use baghchal_rules::{board, Square};
+/// assert!(board::is_line(Square::B2, Square::C3));
+/// assert!(!board::is_line(Square::B3, Square::C4));
+/// ```
+#[inline]
+pub fn is_line(a: Square, b: Square) -> bool {
+    NEIGHBOURS[a.index()].contains(b)
+}
+
+#[inline]
+pub(crate) fn jump_lines(square: Square) -> &'static [JumpLine] {
+    let jumps = &JUMPS[square.index()];
+    &jumps.lines[..jumps.len as usize]
+}
+
+/// The point jumped over when going from `from` to `land` in one straight
+/// jump along a line, if such a jump exists on the board.
+///
+/// ```
+/// use baghchal_rules::{board, Square};
+/// assert_eq!(board::jump_over(Square::A1, Square::C3), Some(Square::B2));
+/// assert_eq!(board::jump_over(Square::B1, Square::D3), None); // no diagonal at b1
+/// ```
+pub fn jump_over(from: Square, land: Square) -> Option<Square> {
+    jump_lines(from)
+        .iter()
+        .find(|line| line.land == land)
+        .map(|line| line.over)
+}
+
+/// Every line of the board once, as pairs of points (for drawing it).
+///
+/// ```
+/// use baghchal_rules::board;
+/// // 40 orthogonal segments and 16 diagonal ones.
+/// assert_eq!(board::lines().count(), 56);
+/// ```
+pub fn lines() -> impl Iterator<Item = (Square, Square)> {
+    Square::ALL.into_iter().flat_map(|a| {
+        neighbours(a)
+            .into_iter()
+            .filter(move |&b| a < b)
+            .map(move |b| (a, b))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_counts_match_the_board_drawing() {
+        assert_eq!(neighbours(Square::C3).count(), 8);
+        assert_eq!(neighbours(Square::B2).count(), 8);
+        assert_eq!(neighbours(Square::B3).count(), 4);
+        assert_eq!(neighbours(Square::A5).count(), 3);
+        assert_eq!(neighbours(Square::A4).count(), 3);
+        assert_eq!(neighbours(Square::C1).count(), 5);
+        assert_eq!(neighbours(Square::B1).count(), 3);
+    }
+
+    #[test]
+    fn lines_are_symmetric() {
+        for a in Square::ALL {
+            for b in neighbours(a) {
+                assert!(neighbours(b).contains(a), "{a}-{b}");
+            }
+        }
+    }
+
+    #[test]
+    fn short_diagonals_exist_and_are_jumpable() {
+        // c1-b2-a3 and c1-d2-e3, c5-b4-a3, e3-d4-c5 etc.
+        assert!(is_line(Square::C1, Square::B2));
+        assert!(is_line(Square::B2, Square::A3));
+        assert_eq!(jump_over(Square::C1, Square::A3), Some(Square::B2));
+        assert_eq!(jump_over(Square::A3, Square::C5), Some(Square::B4));
+        assert_eq!(jump_over(Square::E3, Square::C5), Some(Square::D4));
+        assert_eq!(jump_over(Square::B1, Square::B3), Some(Square::B2));
+        assert_eq!(jump_over(Square::B3, Square::D5), None);
+    }
+}
