@@ -355,7 +355,7 @@ mod tests {
             ("a1xb2", Geometry),
             ("b1xd3", Geometry),
             ("a1xc3-", Separator { at: 5 }),
-            ("a1xa3xa5xa3xa5xa3xa5xa3", TooLong),
+            ("a1xa3xa5xa3xa5xa3xa5xa3xa5", TooLong),
         ];
         for (text, err) in cases {
             assert_eq!(text.parse::<Action>(), Err(err), "{text:?}");

@@ -37,7 +37,7 @@ const fn offset(sq: u8, d: (i8, i8), times: i8) -> Option<u8> {
 }
 
 const fn diagonals_at(sq: u8) -> bool {
-    (sq % 5 + sq / 5) % 2 == 0
+    (sq % 5 + sq / 5).is_multiple_of(2)
 }
 
 const NEIGHBOURS: [Bitboard; 25] = {

@@ -104,7 +104,7 @@ impl Square {
     /// assert!(!Square::B3.has_diagonals());
     /// ```
     pub const fn has_diagonals(self) -> bool {
-        (self.column() + self.row()) % 2 == 0
+        (self.column() + self.row()).is_multiple_of(2)
     }
 
     /// The set holding just this point.
