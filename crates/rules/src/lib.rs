@@ -15,7 +15,7 @@
 //! for text in ["c3", "a1-b2", "a1"] {
 //!     pos = pos.play(text.parse().unwrap()).unwrap();
 //! }
-//! assert_eq!(pos.to_string(), "....T/...../..G../.T.../G...T t 18 0 3");
+//! assert_eq!(pos.to_string(), "T...T/...../..G../.T.../G...T t 18 0 3");
 //! assert!(pos.legal_actions().contains(&Action::Step { from: Square::B2, to: Square::B1 }));
 //! ```
 
