@@ -1,1 +1,465 @@
-//! The wire types of the table server.
+//! The wire types of the Bagh-Chal table server: the HTTP API's bodies and
+//! the websocket messages, one serde-tagged enum per direction.
+//!
+//! Actions travel as text in the rules' notation (`c3`, `b2-c3`,
+//! `a1xc3`), positions as position text (`T...T/...../...../...../T...T g
+//! 20 0 0`). `docs/protocol.md` describes the exchanges with an example of
+//! every message; the golden-JSON tests pin the format.
+//!
+//! ```
+//! use baghchal_protocol::ClientMessage;
+//! let msg: ClientMessage = serde_json::from_str(r#"{"type":"action","id":"7","action":"c3"}"#).unwrap();
+//! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into() });
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// The version of this protocol; `welcome` carries it.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The largest websocket frame the server reads, in bytes.
+pub const MAX_FRAME_BYTES: usize = 16 * 1024;
+
+/// The longest client action id, in bytes.
+pub const MAX_ACTION_ID_BYTES: usize = 64;
+
+/// A side of the board.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The goats.
+    Goats,
+    /// The tigers.
+    Tigers,
+}
+
+/// Who holds a table's second seat.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Opponent {
+    /// A person, who joins through the opponent link.
+    Friend,
+    /// The computer.
+    Computer,
+    /// The computer on both seats: a table to watch.
+    Bots,
+}
+
+/// The two players of a table: the one who created it and the one who
+/// joined (or the computer). Sides swap between games; players do not.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Player {
+    /// The creator of the table.
+    Host,
+    /// The opponent: a friend or the computer.
+    Guest,
+}
+
+/// What a connection may do at a table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A player: may act on its side's turn.
+    Player,
+    /// A spectator: watches, never acts.
+    Spectator,
+}
+
+/// Where the game stands in its phases.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Goats are still in hand.
+    Placement,
+    /// All goats placed: goats step.
+    Movement,
+}
+
+/// The repetition rule of a table.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Repetition {
+    /// An action that would recreate a recorded movement-phase position is
+    /// illegal (the house rule).
+    #[default]
+    Forbid,
+    /// The third occurrence of a movement-phase position draws.
+    ThreefoldDraw,
+}
+
+/// The rules variant of a table. Every field may be left out of a request
+/// and takes the house default.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Variant {
+    /// Goats the tigers must capture to win, 3..=7 (default 5, or 4 in the
+    /// three-tiger game).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub goats_to_win: Option<u8>,
+    /// Who moves first (default goats).
+    pub first: Side,
+    /// Successive capture jumps in one turn.
+    pub multi_jump: bool,
+    /// Three tigers (a1, a5, e5) and sixteen goats.
+    pub three_tigers: bool,
+    /// The repetition rule.
+    pub repetition: Repetition,
+    /// Plies after which a game with no winner is drawn (default 400).
+    pub ply_limit: u16,
+}
+
+impl Default for Variant {
+    fn default() -> Variant {
+        Variant {
+            goats_to_win: None,
+            first: Side::Goats,
+            multi_jump: false,
+            three_tigers: false,
+            repetition: Repetition::Forbid,
+            ply_limit: 400,
+        }
+    }
+}
+
+/// `POST /api/tables`: the options of a new table.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTable {
+    /// A friend, the computer, or the computer on both seats.
+    pub opponent: Opponent,
+    /// The creator's side (default goats; ignored for bots tables).
+    #[serde(default = "default_side")]
+    pub side: Side,
+    /// The computer's level, 400..=2400 in steps of 100 (default 1200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u16>,
+    /// Reserved spectator seats, 0..=12 (default 0).
+    #[serde(default)]
+    pub spectators: u8,
+    /// The rules variant (default: the house rules).
+    #[serde(default)]
+    pub variant: Variant,
+}
+
+fn default_side() -> Side {
+    Side::Goats
+}
+
+/// The answer to `POST /api/tables`: the creator's own seat and the links
+/// to hand out. Every secret here is for the creator alone.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct TableCreated {
+    /// The table's id (public).
+    pub table: String,
+    /// The creator's seat secret; `None` at a bots table, which has no
+    /// seat for people.
+    pub secret: Option<String>,
+    /// The creator's side in the first game (`None` at a bots table).
+    pub side: Option<Side>,
+    /// The page address of the creator's seat.
+    pub seat_link: Option<String>,
+    /// The opponent link (friend tables).
+    pub opponent_link: Option<String>,
+    /// The spectator link (when spectator seats are reserved).
+    pub spectator_link: Option<String>,
+}
+
+/// An HTTP error body: a code, the offending field if any, and a sentence.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ApiError {
+    /// A stable code, e.g. `invalid_field`, `not_found`.
+    pub error: String,
+    /// The request field at fault, if one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// A sentence for people.
+    pub message: String,
+}
+
+/// A message from a client to the server.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// The first message on a socket: which table, with which token (a seat
+    /// secret, the opponent link's token or the spectator link's token),
+    /// and the last version this client saw, if any.
+    Hello {
+        /// The table id.
+        table: String,
+        /// The capability token.
+        token: String,
+        /// The last table version seen; the server sends what came after
+        /// it, or a snapshot.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<u64>,
+    },
+    /// Play an action in notation. `id` is chosen by the client; a resent
+    /// id is acknowledged again and not applied twice.
+    Action {
+        /// The client's id for this action (at most 64 bytes).
+        id: String,
+        /// The action in notation.
+        action: String,
+    },
+    /// Resign the current game.
+    Resign,
+    /// Offer a draw (tables between two people only).
+    OfferDraw,
+    /// Accept the opponent's draw offer.
+    AcceptDraw,
+    /// Decline the opponent's draw offer.
+    DeclineDraw,
+    /// After a game: ask for (or accept) a rematch with sides swapped.
+    Rematch,
+    /// Keep-alive; answered with `pong`.
+    Ping,
+}
+
+/// The computer's or a person's seat, as everyone sees it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct SeatView {
+    /// Which player holds this side in the current game.
+    pub player: Player,
+    /// Whether the computer holds it.
+    pub computer: bool,
+    /// The computer's level, for a computer seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<u16>,
+    /// Whether the seat's player is connected (always true for the
+    /// computer).
+    pub connected: bool,
+}
+
+/// Both seats and the gallery.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Presence {
+    /// The goats' seat.
+    pub goats: SeatView,
+    /// The tigers' seat.
+    pub tigers: SeatView,
+    /// Spectators watching now.
+    pub spectators: u32,
+    /// Spectator seats reserved.
+    pub spectator_seats: u8,
+}
+
+/// A finished game's result.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct GameResult {
+    /// The winner; `null` for a draw.
+    pub winner: Option<Side>,
+    /// `capture_target`, `tigers_trapped`, `goats_blocked`, `ply_limit`,
+    /// `threefold`, `resignation` or `agreement`.
+    pub reason: String,
+}
+
+/// Games won by each player and drawn, over the table's life.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct Tally {
+    /// Games won by the host.
+    pub host: u32,
+    /// Games won by the guest.
+    pub guest: u32,
+    /// Games drawn.
+    pub draws: u32,
+}
+
+/// The public state of the current game: the same for players and
+/// spectators.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct GameState {
+    /// The game's number at this table, from 1.
+    pub game: u32,
+    /// The position text.
+    pub position: String,
+    /// The side to move.
+    pub side_to_move: Side,
+    /// The goats' phase.
+    pub phase: Phase,
+    /// Goats in hand.
+    pub in_hand: u8,
+    /// Goats captured.
+    pub eaten: u8,
+    /// The capture target.
+    pub goats_to_win: u8,
+    /// Tigers with no legal action now.
+    pub trapped_tigers: u8,
+    /// Tigers in the game (4, or 3).
+    pub tigers: u8,
+    /// Half moves played.
+    pub ply: u16,
+    /// The ply limit.
+    pub ply_limit: u16,
+    /// Every legal action of the side to move, in notation (empty once
+    /// the game is over).
+    pub legal: Vec<String>,
+    /// The last action played, if any.
+    pub last_action: Option<String>,
+    /// The result, once the game is over.
+    pub result: Option<GameResult>,
+    /// The side whose draw offer is pending.
+    pub draw_offer: Option<Side>,
+    /// The side whose rematch request is pending.
+    pub rematch_offer: Option<Side>,
+    /// The host's side in this game.
+    pub host_side: Side,
+    /// Games won and drawn so far.
+    pub tally: Tally,
+}
+
+/// The table itself: what does not change from game to game.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct TableInfo {
+    /// The table id.
+    pub id: String,
+    /// A friend, the computer or bots.
+    pub opponent: Opponent,
+    /// The computer's level, if a computer plays.
+    pub level: Option<u16>,
+    /// The rules variant.
+    pub variant: Variant,
+}
+
+/// Something that happened at a table. Each carries a version in the
+/// `event` message that wraps it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TableEvent {
+    /// An action was played.
+    Played {
+        /// The side that played it.
+        side: Side,
+        /// The action in notation.
+        action: String,
+    },
+    /// A side resigned.
+    Resigned {
+        /// Who resigned.
+        side: Side,
+    },
+    /// A side offered a draw.
+    DrawOffered {
+        /// Who offered.
+        side: Side,
+    },
+    /// A side declined the pending draw offer.
+    DrawDeclined {
+        /// Who declined.
+        side: Side,
+    },
+    /// The draw offer was accepted: the game is drawn.
+    DrawAgreed,
+    /// A side asked for a rematch.
+    RematchOffered {
+        /// Who asked.
+        side: Side,
+    },
+    /// A new game started with sides swapped; the move list starts empty.
+    RematchStarted {
+        /// The new game's number.
+        game: u32,
+    },
+}
+
+/// Why the server refused a message.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Not a JSON message of this protocol (or a binary frame).
+    InvalidMessage,
+    /// A frame over the size limit.
+    TooLarge,
+    /// A message other than `hello` before `hello`, or a second `hello`.
+    NotJoined,
+    /// No such table.
+    UnknownTable,
+    /// The token grants nothing at this table.
+    InvalidToken,
+    /// The opponent link's seat is already taken.
+    SeatTaken,
+    /// Every reserved spectator seat is in use.
+    GalleryFull,
+    /// Spectators never act.
+    Spectator,
+    /// It is the other side's turn.
+    NotYourTurn,
+    /// The action is malformed or illegal; `reason` says which rule.
+    IllegalAction,
+    /// The game is over.
+    GameOver,
+    /// The game is not over (rematch too early).
+    GameNotOver,
+    /// No draw offers at a table with the computer.
+    NoDrawOffers,
+    /// There is no pending offer to accept or decline, or the offer is
+    /// one's own.
+    NoOffer,
+    /// Too many messages: the connection is closed.
+    RateLimited,
+    /// Something failed on the server; nothing changed.
+    Internal,
+}
+
+/// A message from the server to a client.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The answer to `hello`: the table, this connection's role and player.
+    Welcome {
+        /// The protocol version.
+        protocol: u32,
+        /// The table.
+        table: TableInfo,
+        /// Player or spectator.
+        role: Role,
+        /// Which player, for a player.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        player: Option<Player>,
+        /// A new seat secret, sent once to the client that claimed the
+        /// seat through the opponent link: it reconnects with it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        secret: Option<String>,
+    },
+    /// The whole current game at `version`.
+    Snapshot {
+        /// The table version this snapshot is at.
+        version: u64,
+        /// The current game's actions in notation.
+        moves: Vec<String>,
+        /// The game state.
+        state: GameState,
+    },
+    /// One table event, and the state after it.
+    Event {
+        /// The table version after this event (one more than the last).
+        version: u64,
+        /// What happened.
+        event: TableEvent,
+        /// The game state after it.
+        state: GameState,
+    },
+    /// Who is connected, and how many watch.
+    Presence(Presence),
+    /// The action with this id was accepted and stored.
+    Ack {
+        /// The client's id.
+        id: String,
+    },
+    /// A refused message; nothing changed.
+    Error {
+        /// The action id, when an action was refused.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// A stable code.
+        code: ErrorCode,
+        /// For `illegal_action`: the rules' reason, e.g. `occupied`,
+        /// `repetition`, `must_place`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// A sentence for people.
+        message: String,
+    },
+    /// The answer to `ping`.
+    Pong,
+}
