@@ -1,30 +1,49 @@
 //! `baghchal`: one binary for the server and the tools around the game.
+//! With no subcommand it serves.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod engine;
 mod perft;
+mod serve;
+mod tablebase;
+mod tournament;
 
 /// Bagh-Chal: the table server and its tools.
 #[derive(Parser, Debug)]
-#[command(name = "baghchal", version, about)]
+#[command(name = "baghchal", version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    serve: serve::Args,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the table server (the default).
+    Serve(serve::Args),
     /// Count action sequences from a position (perft).
     Perft(perft::Args),
+    /// Speak the engine line protocol on stdin/stdout.
+    Engine(engine::Args),
+    /// Build or inspect the movement-phase tablebase.
+    Tablebase(tablebase::Args),
+    /// Play the levels against each other and fit their ratings.
+    Tournament(tournament::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        None => serve::run(cli.serve),
+        Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Perft(args)) => perft::run(args),
-        None => Ok(()),
+        Some(Command::Engine(args)) => engine::run(args),
+        Some(Command::Tablebase(args)) => tablebase::run(args),
+        Some(Command::Tournament(args)) => tournament::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

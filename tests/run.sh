@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The whole test suite, as a new user and CI run it: the Rust tests of every
+# crate (SQLite always; PostgreSQL too where one answers, and always in CI),
+# then the browser tests against the real server. It installs what a fresh
+# machine lacks for them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo test --workspace --locked
+
+if [ -x tests/browser/run.sh ]; then
+    tests/browser/run.sh
+fi
