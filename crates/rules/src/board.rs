@@ -132,6 +132,19 @@ pub(crate) fn jump_lines(square: Square) -> &'static [JumpLine] {
     &jumps.lines[..jumps.len as usize]
 }
 
+/// The straight jumps from `square`: each as (the point jumped over, the
+/// landing point).
+///
+/// ```
+/// use baghchal_rules::{board, Square};
+/// assert_eq!(board::jumps(Square::A5).count(), 3);
+/// assert_eq!(board::jumps(Square::C3).count(), 8);
+/// assert_eq!(board::jumps(Square::B3).count(), 2);
+/// ```
+pub fn jumps(square: Square) -> impl Iterator<Item = (Square, Square)> {
+    jump_lines(square).iter().map(|line| (line.over, line.land))
+}
+
 /// The point jumped over when going from `from` to `land` in one straight
 /// jump along a line, if such a jump exists on the board.
 ///
