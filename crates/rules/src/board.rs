@@ -139,7 +139,7 @@ pub(crate) fn jump_lines(square: Square) -> &'static [JumpLine] {
 /// use baghchal_rules::{board, Square};
 /// assert_eq!(board::jumps(Square::A5).count(), 3);
 /// assert_eq!(board::jumps(Square::C3).count(), 8);
-/// assert_eq!(board::jumps(Square::B3).count(), 2);
+/// assert_eq!(board::jumps(Square::B3).count(), 3); // b1, b5, d3
 /// ```
 pub fn jumps(square: Square) -> impl Iterator<Item = (Square, Square)> {
     jump_lines(square).iter().map(|line| (line.over, line.land))
