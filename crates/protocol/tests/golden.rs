@@ -19,12 +19,14 @@ fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/protocol")
 }
 
+/// Parses a golden file and checks it equals the example.
+type Roundtrip = Box<dyn Fn(&str) -> Result<(), String>>;
+
 /// One example message and the name of its file.
 struct Example {
     name: &'static str,
     json: Value,
-    /// Parses the file and checks it equals the example.
-    roundtrip: Box<dyn Fn(&str) -> Result<(), String>>,
+    roundtrip: Roundtrip,
 }
 
 fn example<T>(name: &'static str, value: T) -> Example
