@@ -233,8 +233,8 @@ impl Table {
     /// Asks both players for a rematch after a finished game.
     async fn rematch(&mut self) -> anyhow::Result<Pending> {
         let sent_at = Instant::now();
-        send(&mut self.host, &ClientMessage::Rematch).await?;
-        send(&mut self.guest, &ClientMessage::Rematch).await?;
+        send(&mut self.host, &ClientMessage::Rematch { id: None }).await?;
+        send(&mut self.guest, &ClientMessage::Rematch { id: None }).await?;
         Ok(Pending {
             sent_at,
             kind: PendingKind::Rematch {
