@@ -146,17 +146,18 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
         (None, None) => unreachable!("a server was started when no --url was given"),
     };
     let server_pid = started.as_ref().map(ServerProcess::pid).or(args.server_pid);
-    let ws_url = format!(
-        "{}/ws",
-        url.replacen("https://", "wss://", 1)
-            .replacen("http://", "ws://", 1)
-    );
-
+    let endpoint = table::Endpoint::new(&url, sockets)?;
+    if !endpoint.sources().is_empty() {
+        println!(
+            "connecting from {} loopback addresses",
+            endpoint.sources().len()
+        );
+    }
     let interval =
         (args.rate > 0.0).then(|| Duration::from_secs_f64(args.tables as f64 / args.rate));
     let run = Arc::new(Run {
         url,
-        ws_url,
+        endpoint,
         spectators: args.spectators,
         interval,
         timeout: args.timeout,
