@@ -101,15 +101,28 @@ impl Table {
         let created = create(run).await?;
         let secret = created.secret.context("no seat secret in the answer")?;
         let invite = token(created.opponent_link.as_deref(), "invite")?;
-        let (host, version, state) = join(run, &created.table, &secret).await?;
-        let (guest, ..) = join(run, &created.table, &invite).await?;
-        let mut sockets = vec![host, guest];
+        let mut joined = vec![
+            join(run, &created.table, &secret).await?,
+            join(run, &created.table, &invite).await?,
+        ];
         if run.spectators > 0 {
             let watch = token(created.spectator_link.as_deref(), "watch")?;
             for _ in 0..run.spectators {
-                sockets.push(join(run, &created.table, &watch).await?.0);
+                joined.push(join(run, &created.table, &watch).await?);
             }
         }
+        // Later joiners may have seen a later version: start from the
+        // latest state, and from what each subscriber has seen.
+        let seen: Vec<u64> = joined.iter().map(|(_, version, _)| *version).collect();
+        let mut sockets = Vec::with_capacity(joined.len());
+        let mut latest: Option<(u64, GameState)> = None;
+        for (socket, version, state) in joined {
+            sockets.push(socket);
+            if latest.as_ref().is_none_or(|(v, _)| version > *v) {
+                latest = Some((version, state));
+            }
+        }
+        let (version, state) = latest.context("no subscriber")?;
 
         let mut sinks = Vec::with_capacity(sockets.len());
         let mut incoming = SelectAll::new();
@@ -123,14 +136,13 @@ impl Table {
         let mut sinks = sinks.into_iter();
         let host = sinks.next().context("no host socket")?;
         let guest = sinks.next().context("no guest socket")?;
-        let subscribers = 2 + usize::from(run.spectators);
         Ok(Table {
             index,
             host,
             guest,
             _spectators: sinks.collect(),
             incoming,
-            seen: vec![version; subscribers],
+            seen,
             state,
             version,
         })
