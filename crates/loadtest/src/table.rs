@@ -264,6 +264,7 @@ impl Table {
         run: &Run,
         pending: &mut Option<Pending>,
     ) -> anyhow::Result<()> {
+        let now = Instant::now();
         let text = match frame.message.context("websocket")? {
             Message::Text(text) => text,
             Message::Close(close) => bail!(
@@ -275,7 +276,6 @@ impl Table {
         };
         let message: ServerMessage =
             serde_json::from_str(&text).context("unreadable server message")?;
-        let now = Instant::now();
         match message {
             ServerMessage::Event { version, state, .. }
             | ServerMessage::Snapshot { version, state, .. } => {
