@@ -974,7 +974,21 @@ class TableView {
     e.pile.setAttribute('aria-label', `${t('eatenPile')}: ${num(s.eaten)}/${num(s.goats_to_win)}`);
     const icons = [];
     for (let i = 0; i < s.goats_to_win; i++) {
-      icons.push(h('span', { class: i < s.eaten ? 'pile-goat eaten' : 'pile-goat' }));
+      const slot = h('span', { class: i < s.eaten ? 'pile-goat eaten' : 'pile-goat' });
+      if (i < s.eaten) {
+        const icon = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        icon.setAttribute('viewBox', '-40 -40 80 80');
+        icon.setAttribute('aria-hidden', 'true');
+        const use = document.createElementNS('http://www.w3.org/2000/svg', 'use');
+        use.setAttribute('href', '#goat-piece');
+        use.setAttribute('x', '-40');
+        use.setAttribute('y', '-40');
+        use.setAttribute('width', '80');
+        use.setAttribute('height', '80');
+        icon.append(use);
+        slot.append(icon);
+      }
+      icons.push(slot);
     }
     e.pile.replaceChildren(h('span', { class: 'pile-label', 'aria-hidden': 'true', text: t('eatenPile') }), ...icons);
 

@@ -464,11 +464,11 @@ export class Board {
     }
     if (stop && selected) {
       const { x, y } = coords(selected);
-      this.markLayer.append(svg('circle', { cx: x, cy: y, r: 16, class: 'gold-point' }));
+      this.markLayer.append(svg('circle', { cx: x, cy: y, r: 15, class: 'gold-point' }));
     }
     for (const sq of dests.keys()) {
       const { x, y } = coords(sq);
-      this.markLayer.append(svg('circle', { cx: x, cy: y, r: 16, class: this.view.mode === 'watch' ? 'gold-point hint' : 'gold-point' }));
+      this.markLayer.append(svg('circle', { cx: x, cy: y, r: 15, class: this.view.mode === 'watch' ? 'gold-point hint' : 'gold-point' }));
     }
     if (this.view.mode === 'play' && this.path.length === 0) {
       for (const sq of movable) {
