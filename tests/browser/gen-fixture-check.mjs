@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const fixtures = process.env.PROTOCOL_FIXTURES || join(here, '..', 'fixtures', 'protocol');
+const fixtures = join(here, '..', 'fixtures', 'protocol');
 
 /** Which wire type each fixture holds, by the start of its file name. */
 const TYPES = [
