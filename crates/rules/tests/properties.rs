@@ -22,7 +22,11 @@ fn rules() -> impl Strategy<Value = Rules> {
             |(goats_to_win, tigers_first, multi_jump, three_tigers, threefold, ply_limit)| {
                 Rules::new(RulesOptions {
                     goats_to_win,
-                    first: if tigers_first { Side::Tiger } else { Side::Goat },
+                    first: if tigers_first {
+                        Side::Tiger
+                    } else {
+                        Side::Goat
+                    },
                     multi_jump,
                     three_tigers,
                     repetition: if threefold {
