@@ -3,8 +3,8 @@
 mod naive;
 
 use baghchal_rules::{
-    board, Action, Game, Jump, Position, Record, Repetition, Rules, RulesOptions, Setup, Side,
-    Square,
+    board, Action, Game, IllegalAction, Jump, Position, Record, Repetition, Rules, RulesOptions,
+    Setup, Side, Square,
 };
 use naive::{NaivePosition, NaiveRules};
 use proptest::prelude::*;
@@ -128,6 +128,12 @@ proptest! {
                 if !listed {
                     let err = pos.clone().play(*action).unwrap_err();
                     prop_assert_eq!(&err.position, &pos);
+                    if err.reason == IllegalAction::Repetition {
+                        // The action is well formed: it leads to a recorded position.
+                        let mut next = pos.clone();
+                        next.play_unchecked(*action);
+                        prop_assert!(pos.repetition_record().contains(&next.key()));
+                    }
                     let mut copy = pos.clone();
                     prop_assert!(copy.play_mut(*action).is_err());
                     prop_assert_eq!(&copy, &pos);
