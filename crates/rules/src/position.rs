@@ -451,7 +451,8 @@ impl State {
                 false
             }
             Action::Jump(ref j) => {
-                self.tigers ^= (1 << j.from().index()) | (1 << j.to().index());
+                // Not a toggle: a chain may end where it started.
+                self.tigers = (self.tigers & !(1 << j.from().index())) | (1 << j.to().index());
                 for sq in j.captures() {
                     self.goats &= !(1 << sq.index());
                     self.eaten += 1;
@@ -485,8 +486,10 @@ fn forbidden(rules: &Rules, record: &[u64], key: u64) -> bool {
     rules.repetition() == Repetition::Forbid && record.contains(&key)
 }
 
-/// Calls `f` with every chain of jumps the tiger on `from` can make.
-/// `room` is how many captures are still allowed in this action.
+/// Calls `f` with `start` and every longer chain that goes on from it. The
+/// tiger of the chain stands on `at` (and in `tigers`), the goats it has
+/// captured are gone from `goats`, and `room` counts the last jump of
+/// `start` and every further one the action may still hold.
 fn for_each_chain(
     tigers: u32,
     goats: u32,
@@ -503,8 +506,9 @@ fn for_each_chain(
     for line in board::jump_lines(at) {
         if goats & (1 << line.over.index()) != 0 && empty & (1 << line.land.index()) != 0 {
             if let Some(next) = start.extended(line.land) {
+                // The tiger leaves `at` for the landing point.
                 for_each_chain(
-                    tigers,
+                    (tigers & !(1 << at.index())) | (1 << line.land.index()),
                     goats & !(1 << line.over.index()),
                     next,
                     line.land,
