@@ -328,7 +328,8 @@ impl Board {
                 }
             }
             Action::Jump(j) => {
-                self.tigers ^= 1 << j.from().index() | 1 << j.to().index();
+                // A chain may end where it started.
+                self.tigers = self.tigers & !(1 << j.from().index()) | 1 << j.to().index();
                 for sq in j.captures() {
                     self.goats &= !(1 << sq.index());
                     self.eaten += 1;
@@ -423,11 +424,9 @@ fn chains(
     for line in g.lines(at) {
         if goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
             landings[len] = Square::ALL[line.land as usize];
-            // As the rules crate has it: points landed on earlier in the
-            // chain stay closed to it; only the starting point is freed.
             chains(
                 g,
-                tigers,
+                tigers & !(1 << at) | 1 << line.land,
                 goats & !(1 << line.over),
                 from,
                 landings,
