@@ -18,6 +18,7 @@ use rand::{RngExt, SeedableRng};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::{sleep_until, Instant};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
@@ -524,12 +525,25 @@ impl Endpoint {
         }
         let stream = socket.connect(self.server).await.context("connecting")?;
         stream.set_nodelay(true)?;
-        let (socket, _) = tokio_tungstenite::client_async(self.url.as_str(), stream)
-            .await
-            .context("websocket handshake")?;
+        let (socket, _) =
+            tokio_tungstenite::client_async_with_config(self.url.as_str(), stream, Some(config()))
+                .await
+                .context("websocket handshake")?;
         Ok(socket)
     }
 }
+
+/// The clients' websocket settings: the server's messages are small (a
+/// few KiB), so small buffers keep thousands of sockets cheap (the default
+/// is 128 KiB each way).
+fn config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(SOCKET_BUFFER_BYTES)
+        .write_buffer_size(0)
+}
+
+/// The read buffer of each client socket.
+const SOCKET_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Opens a socket, says hello with `token` and reads up to the snapshot.
 async fn join(run: &Run, table: &str, token: &str) -> anyhow::Result<(Socket, u64, GameState)> {
