@@ -1,7 +1,7 @@
 //! `baghchal tablebase`: build, inspect and probe the movement-phase
 //! tablebase.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, Context};
@@ -95,7 +95,7 @@ fn build(out: PathBuf, threads: Option<usize>) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn load(file: &PathBuf) -> anyhow::Result<Tablebase> {
+fn load(file: &Path) -> anyhow::Result<Tablebase> {
     Tablebase::load(file).with_context(|| format!("loading the tablebase {}", file.display()))
 }
 
@@ -116,7 +116,7 @@ fn probe(text: &str, file: PathBuf) -> anyhow::Result<()> {
     let tb = load(&file)?;
     println!("{} (side to move)", describe(tb.probe(&position)));
     for action in position.legal_actions() {
-        let after = position.clone().play(action.clone())?;
+        let after = position.clone().play(action)?;
         let value = if after.is_finished() {
             format!("{:?}", after.outcome().expect("finished"))
         } else {

@@ -78,7 +78,7 @@ pub fn work(shape: Shape, indexer: &Indexer) -> u64 {
 /// The value of a position for the side to move, as stored while solving.
 #[inline]
 pub(crate) fn is_win(value: u16) -> bool {
-    value != 0 && value % 2 == 0
+    value != 0 && value.is_multiple_of(2)
 }
 
 #[inline]
@@ -267,10 +267,11 @@ impl Tier<'_> {
         let empty = FULL & !t & !g;
         for from in squares(t) {
             for &(over, land) in self.lines.jumps(from) {
-                if g & 1 << over != 0 && empty & 1 << land != 0 {
-                    if !f(t ^ (1 << from | 1 << land), g ^ 1 << over) {
-                        return false;
-                    }
+                if g & 1 << over != 0
+                    && empty & 1 << land != 0
+                    && !f(t ^ (1 << from | 1 << land), g ^ 1 << over)
+                {
+                    return false;
                 }
             }
         }

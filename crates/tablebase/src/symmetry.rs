@@ -88,10 +88,8 @@ mod tests {
             let image: u32 = map.iter().fold(0, |acc, &sq| acc | 1 << sq);
             assert_eq!(image, (1 << 25) - 1, "symmetry {s}");
         }
-        for a in 0..COUNT {
-            for b in 0..a {
-                assert_ne!(SQUARES[a], SQUARES[b]);
-            }
+        for (a, map) in SQUARES.iter().enumerate() {
+            assert!(SQUARES[..a].iter().all(|other| other != map));
         }
     }
 
@@ -116,10 +114,10 @@ mod tests {
     #[test]
     fn composition_matches_applying_one_symmetry_after_the_other() {
         let mask = 0b1_0110_0000_1000_0011_0001_1011;
-        for a in 0..COUNT {
-            for b in 0..COUNT {
-                let c = COMPOSE[a][b] as usize;
-                assert_eq!(transform(transform(mask, b), a), transform(mask, c));
+        for (a, row) in COMPOSE.iter().enumerate() {
+            for (b, &c) in row.iter().enumerate() {
+                let both = transform(transform(mask, b), a);
+                assert_eq!(both, transform(mask, c as usize));
             }
         }
     }
