@@ -15,11 +15,11 @@
 //!
 //! ```no_run
 //! use baghchal_rules::{Position, Rules};
-//! use baghchal_tablebase::{Tablebase, Wdl};
+//! use baghchal_tablebase::{Probe, Tablebase, Wdl};
 //! let tb = Tablebase::load("baghchal.tb".as_ref()).unwrap();
-//! let pos = Position::from_text("TGGGT/GGGGG/GG.GG/GGGGG/TGGGT t 0 4 90", Rules::default()).unwrap();
-//! let probe = tb.probe(&pos).unwrap();
-//! assert_eq!(probe.wdl, Wdl::Win);
+//! // a1xc3 captures the fifth goat.
+//! let pos = Position::from_text("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100", Rules::default()).unwrap();
+//! assert_eq!(tb.probe(&pos), Some(Probe { wdl: Wdl::Win, distance: 1 }));
 //! ```
 
 #![warn(missing_docs)]
