@@ -13,7 +13,12 @@ mod tournament;
 
 /// Bagh-Chal: the table server and its tools.
 #[derive(Parser, Debug)]
-#[command(name = "baghchal", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "baghchal",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -177,6 +177,27 @@ pub struct ApiError {
     pub message: String,
 }
 
+/// `GET /api/tables/{table}/games/{game}`: one game of a table, as
+/// played so far.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The table id.
+    pub table: String,
+    /// The game's number at this table, from 1.
+    pub game: u32,
+    /// The rules variant.
+    pub variant: Variant,
+    /// The host's side in this game.
+    pub host_side: Side,
+    /// The actions in notation, in order.
+    pub moves: Vec<String>,
+    /// The result, once the game is over.
+    pub result: Option<GameResult>,
+    /// The game in the rules' text record format (`rules`, `actions`,
+    /// `result` lines).
+    pub record: String,
+}
+
 /// A message from a client to the server.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -197,21 +218,43 @@ pub enum ClientMessage {
     /// Play an action in notation. `id` is chosen by the client; a resent
     /// id is acknowledged again and not applied twice.
     Action {
-        /// The client's id for this action (at most 64 bytes).
+        /// The client's id for this action (1 to 64 bytes).
         id: String,
         /// The action in notation.
         action: String,
     },
     /// Resign the current game.
-    Resign,
+    Resign {
+        /// An optional client id: acknowledged once stored, like an
+        /// action's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// Offer a draw (tables between two people only).
-    OfferDraw,
+    OfferDraw {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// Accept the opponent's draw offer.
-    AcceptDraw,
+    AcceptDraw {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// Decline the opponent's draw offer.
-    DeclineDraw,
-    /// After a game: ask for (or accept) a rematch with sides swapped.
-    Rematch,
+    DeclineDraw {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// After a game: ask for (or accept) a rematch with sides swapped. At
+    /// a computer table the rematch starts at once.
+    Rematch {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// Keep-alive; answered with `pong`.
     Ping,
 }
@@ -244,14 +287,34 @@ pub struct Presence {
     pub spectator_seats: u8,
 }
 
+/// Why a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The tigers captured their target number of goats (tigers win).
+    CaptureTarget,
+    /// The tigers had no legal action on their turn (goats win).
+    TigersTrapped,
+    /// The goats had no legal action on their turn (tigers win).
+    GoatsBlocked,
+    /// The ply limit was reached (draw).
+    PlyLimit,
+    /// A movement-phase position came for the third time (draw; threefold
+    /// variant only).
+    Threefold,
+    /// A player resigned (the other side wins).
+    Resignation,
+    /// Both players agreed a draw.
+    Agreement,
+}
+
 /// A finished game's result.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct GameResult {
     /// The winner; `null` for a draw.
     pub winner: Option<Side>,
-    /// `capture_target`, `tigers_trapped`, `goats_blocked`, `ply_limit`,
-    /// `threefold`, `resignation` or `agreement`.
-    pub reason: String,
+    /// Why the game ended.
+    pub reason: EndReason,
 }
 
 /// Games won by each player and drawn, over the table's life.
@@ -370,8 +433,10 @@ pub enum ErrorCode {
     InvalidMessage,
     /// A frame over the size limit.
     TooLarge,
-    /// A message other than `hello` before `hello`, or a second `hello`.
+    /// A message other than `hello` before a successful `hello`.
     NotJoined,
+    /// A second `hello` on a socket that already joined a table.
+    AlreadyJoined,
     /// No such table.
     UnknownTable,
     /// The token grants nothing at this table.
@@ -395,8 +460,10 @@ pub enum ErrorCode {
     /// There is no pending offer to accept or decline, or the offer is
     /// one's own.
     NoOffer,
-    /// Too many messages: the connection is closed.
+    /// Too many messages: sent just before the socket is closed.
     RateLimited,
+    /// The action id is empty or longer than 64 bytes.
+    InvalidId,
     /// Something failed on the server; nothing changed.
     Internal,
 }

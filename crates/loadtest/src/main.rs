@@ -1,0 +1,468 @@
+//! `baghchal-load`: a load benchmark for the Bagh-Chal table server.
+//!
+//! It opens many friend tables, each with two players and some spectators,
+//! all real websocket clients, and plays random legal games on them at a
+//! given pace. It reports the accepted (acknowledged, hence stored) actions
+//! per second, the latency from sending an action until every subscriber of
+//! its table has the resulting event, the errors, and the server's peak
+//! memory. Unless `--url` names a running server, it starts the `baghchal`
+//! binary itself on a free loopback port with a fresh SQLite database.
+//!
+//! ```text
+//! cargo build --release -p baghchal -p baghchal-loadtest
+//! target/release/baghchal-load --tables 1000 --spectators 2 --rate 1000 --duration 60s
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+mod server;
+mod stats;
+mod table;
+
+use server::{Memory, ServerProcess};
+use stats::{summary, Stats};
+use table::{Run, Table};
+
+/// Load-test the Bagh-Chal table server with many tables of websocket
+/// clients playing random legal games.
+#[derive(Parser, Debug)]
+#[command(name = "baghchal-load", version, about)]
+struct Args {
+    /// Tables to open, each with two players.
+    #[arg(long, short = 't', default_value_t = 100)]
+    tables: u64,
+
+    /// Spectators at each table (0..=12); as many seats are reserved.
+    #[arg(long, short = 's', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=12))]
+    spectators: u8,
+
+    /// Actions per second over all tables; each table acts at an even share
+    /// of it. 0 plays every table as fast as its actions come back.
+    #[arg(long, short = 'r', default_value_t = 1000.0)]
+    rate: f64,
+
+    /// How long to play once every table is connected (e.g. `30s`, `2m`).
+    #[arg(long, short = 'd', default_value = "30s", value_parser = parse_duration)]
+    duration: Duration,
+
+    /// Stop earlier, after this many actions in all.
+    #[arg(long, short = 'n')]
+    actions: Option<u64>,
+
+    /// Tables being created and joined at once while connecting.
+    #[arg(long, short = 'c', default_value_t = 32)]
+    concurrency: usize,
+
+    /// The seed of the random games; the same seed plays the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+
+    /// How long an action may take to reach every subscriber before its
+    /// table counts a timeout and stops.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    timeout: Duration,
+
+    /// Worker threads of the load generator.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+
+    /// The base URL of a running server (e.g. `http://127.0.0.1:8080`);
+    /// without it the benchmark starts its own.
+    #[arg(long)]
+    url: Option<String>,
+
+    /// With `--url`: the server's process id, to report its memory and CPU.
+    #[arg(long, requires = "url")]
+    server_pid: Option<u32>,
+
+    /// The `baghchal` binary to start (default: the one next to this
+    /// binary).
+    #[arg(long, conflicts_with = "url")]
+    server_bin: Option<PathBuf>,
+
+    /// An extra argument for the started server; repeat for more.
+    #[arg(
+        long = "server-arg",
+        allow_hyphen_values = true,
+        conflicts_with = "url"
+    )]
+    server_args: Vec<String>,
+
+    /// Write the started server's output to this file instead of
+    /// discarding it.
+    #[arg(long, conflicts_with = "url")]
+    server_log: Option<PathBuf>,
+
+    /// Draw no progress bars.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if !(args.rate >= 0.0 && args.rate.is_finite()) {
+        bail!("--rate must be a finite number ≥ 0");
+    }
+    if args.tables == 0 || args.concurrency == 0 || args.threads == 0 {
+        bail!("--tables, --concurrency and --threads must be at least 1");
+    }
+    let sockets = args.tables * (2 + u64::from(args.spectators));
+    raise_open_file_limit(sockets)?;
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.threads)
+        .enable_all()
+        .build()
+        .context("starting the runtime")?
+        .block_on(run(args, sockets))
+}
+
+async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
+    let started = match &args.url {
+        Some(_) => None,
+        None => {
+            let binary = match &args.server_bin {
+                Some(path) => path.clone(),
+                None => server::sibling_binary()?,
+            };
+            let process =
+                ServerProcess::start(&binary, &args.server_args, args.server_log.as_deref())
+                    .await?;
+            println!("server: {} (pid {})", process.url(), process.pid());
+            Some(process)
+        }
+    };
+    let url = match (&args.url, &started) {
+        (Some(url), _) => url.trim_end_matches('/').to_owned(),
+        (None, Some(process)) => process.url().to_owned(),
+        (None, None) => unreachable!("a server was started when no --url was given"),
+    };
+    let server_pid = started.as_ref().map(ServerProcess::pid).or(args.server_pid);
+    let ws_url = format!(
+        "{}/ws",
+        url.replacen("https://", "wss://", 1)
+            .replacen("http://", "ws://", 1)
+    );
+
+    let interval =
+        (args.rate > 0.0).then(|| Duration::from_secs_f64(args.tables as f64 / args.rate));
+    let run = Arc::new(Run {
+        url,
+        ws_url,
+        spectators: args.spectators,
+        interval,
+        timeout: args.timeout,
+        seed: args.seed,
+        budget: args.actions.map(Into::into),
+        http: reqwest::Client::builder()
+            .pool_max_idle_per_host(args.concurrency)
+            .build()
+            .context("building the HTTP client")?,
+        stats: Stats::new(),
+    });
+    println!(
+        "load: {} tables × (2 players + {} spectators) = {sockets} websockets, {}, seed {}",
+        args.tables,
+        args.spectators,
+        match interval {
+            Some(_) => format!("{} actions/s", args.rate),
+            None => "unpaced".to_owned(),
+        },
+        args.seed
+    );
+
+    // Connect every table, `concurrency` at a time.
+    let connecting = Instant::now();
+    let bar = progress(args.quiet, args.tables, "connecting");
+    let tables = connect(&run, &args, &bar).await;
+    bar.finish_and_clear();
+    let connect_errors = run.stats.error_count();
+    println!(
+        "connected {} of {} tables in {:.1} s ({} failures)",
+        tables.len(),
+        args.tables,
+        connecting.elapsed().as_secs_f64(),
+        connect_errors
+    );
+    if tables.is_empty() {
+        print_errors(&run.stats);
+        bail!("no table could be opened");
+    }
+    let memory_connected = server_pid.and_then(Memory::of);
+
+    // Play.
+    let cpu_before = Cpu::now(server_pid);
+    let start = Instant::now();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut playing = JoinSet::new();
+    for table in tables {
+        playing.spawn(table.play(Arc::clone(&run), start, stop_rx.clone()));
+    }
+    let bar = match args.actions {
+        Some(n) => progress(args.quiet, n, "playing"),
+        None => progress(args.quiet, args.duration.as_secs().max(1), "playing"),
+    };
+    let deadline = start + args.duration;
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tokio::select! {
+            joined = playing.join_next() => {
+                if joined.is_none() {
+                    break;
+                }
+            }
+            _ = tick.tick() => {
+                let done = run.stats.actions();
+                bar.set_position(match args.actions {
+                    Some(_) => done,
+                    None => start.elapsed().as_secs(),
+                });
+                bar.set_message(live(&run.stats, start.elapsed()));
+            }
+            _ = tokio::time::sleep_until(deadline), if !*stop_tx.borrow() => {
+                let _ = stop_tx.send(true);
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    bar.finish_and_clear();
+    let cpu = Cpu::now(server_pid).since(&cpu_before);
+    let memory = server_pid.and_then(Memory::of);
+
+    report(
+        &run.stats,
+        elapsed,
+        connect_errors,
+        memory_connected,
+        memory,
+        cpu,
+    );
+    if let Some(process) = started {
+        process.stop().await;
+    }
+    Ok(())
+}
+
+/// Opens the run's tables, at most `--concurrency` at once.
+async fn connect(run: &Arc<Run>, args: &Args, bar: &ProgressBar) -> Vec<Table> {
+    let permits = Arc::new(Semaphore::new(args.concurrency));
+    let mut opening = JoinSet::new();
+    let mut tables = Vec::new();
+    for index in 0..args.tables {
+        let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+            break;
+        };
+        let task_run = Arc::clone(run);
+        opening.spawn(async move {
+            let table = Table::open(&task_run, index).await;
+            drop(permit);
+            table
+        });
+        while let Some(joined) = opening.try_join_next() {
+            collect(joined, &mut tables, bar, &run.stats);
+        }
+    }
+    while let Some(joined) = opening.join_next().await {
+        collect(joined, &mut tables, bar, &run.stats);
+    }
+    tables
+}
+
+/// Keeps an opened table, or counts why it could not be opened.
+fn collect(
+    joined: Result<anyhow::Result<Table>, tokio::task::JoinError>,
+    tables: &mut Vec<Table>,
+    bar: &ProgressBar,
+    stats: &Stats,
+) {
+    match joined {
+        Ok(Ok(table)) => tables.push(table),
+        Ok(Err(e)) => stats.record_error(format!("connecting: {e:#}")),
+        Err(e) => stats.record_error(format!("connecting: {e}")),
+    }
+    bar.inc(1);
+}
+
+/// A progress bar on stderr, or a hidden one.
+fn progress(quiet: bool, length: u64, what: &'static str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(length);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(what);
+    bar
+}
+
+/// The running figures, for the progress bar.
+fn live(stats: &Stats, elapsed: Duration) -> String {
+    let actions = stats.actions();
+    let delivered = stats.delivered();
+    format!(
+        "{actions} actions, {:.0}/s, p99 {}, {} errors",
+        actions as f64 / elapsed.as_secs_f64().max(1e-3),
+        stats::millis(delivered.value_at_quantile(0.99)),
+        stats.error_count()
+    )
+}
+
+/// Prints the results.
+fn report(
+    stats: &Stats,
+    elapsed: Duration,
+    connect_errors: u64,
+    memory_connected: Option<Memory>,
+    memory: Option<Memory>,
+    cpu: Cpu,
+) {
+    let seconds = elapsed.as_secs_f64();
+    let actions = stats.actions();
+    println!(
+        "played {seconds:.1} s: {actions} accepted actions, {:.1} actions/s, {} games finished",
+        actions as f64 / seconds,
+        stats.games()
+    );
+    println!(
+        "latency, action sent -> event at every subscriber: {}",
+        summary(&stats.delivered())
+    );
+    println!(
+        "latency, action sent -> ack:                       {}",
+        summary(&stats.acked())
+    );
+    println!(
+        "errors: {} while connecting, {} while playing",
+        connect_errors,
+        stats.error_count() - connect_errors
+    );
+    print_errors(stats);
+    if let (Some(connected), Some(memory)) = (memory_connected, memory) {
+        println!(
+            "server memory: peak RSS {} (VmHWM), RSS {} once connected, {} at the end",
+            mib(memory.peak_rss_kib),
+            mib(connected.rss_kib),
+            mib(memory.rss_kib)
+        );
+    }
+    let share = |s: f64| format!("{s:.1} s = {:.0}% of a core", 100.0 * s / seconds);
+    if let Some(server) = cpu.server {
+        println!("server CPU while playing: {}", share(server));
+    }
+    if let Some(load) = cpu.load {
+        println!("load generator CPU while playing: {}", share(load));
+    }
+    if let (Some(busy), Some(load)) = (cpu.machine_busy, cpu.load) {
+        let others = (busy - load - cpu.server.unwrap_or(0.0)).max(0.0);
+        println!("other processes' CPU while playing: {}", share(others));
+    }
+}
+
+fn print_errors(stats: &Stats) {
+    for (kind, count) in stats.errors() {
+        println!("  {count} × {kind}");
+    }
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+/// CPU seconds used by the server, this process and the whole machine.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cpu {
+    server: Option<f64>,
+    load: Option<f64>,
+    machine_busy: Option<f64>,
+}
+
+impl Cpu {
+    fn now(server_pid: Option<u32>) -> Cpu {
+        Cpu {
+            server: server_pid.and_then(server::cpu_seconds),
+            load: server::cpu_seconds(std::process::id()),
+            machine_busy: server::machine_cpu_seconds().map(|(busy, _)| busy),
+        }
+    }
+
+    fn since(&self, before: &Cpu) -> Cpu {
+        let delta = |now: Option<f64>, then: Option<f64>| Some(now? - then?);
+        Cpu {
+            server: delta(self.server, before.server),
+            load: delta(self.load, before.load),
+            machine_busy: delta(self.machine_busy, before.machine_busy),
+        }
+    }
+}
+
+/// Raises the open-file limit to fit `sockets` websockets and some more.
+fn raise_open_file_limit(sockets: u64) -> anyhow::Result<()> {
+    use rlimit::Resource;
+    let wanted = sockets + 1024;
+    let (soft, hard) = Resource::NOFILE
+        .get()
+        .context("reading the open-file limit")?;
+    if soft >= wanted {
+        return Ok(());
+    }
+    // Raising the hard limit needs privileges; try, then settle for it.
+    if Resource::NOFILE.set(wanted, hard.max(wanted)).is_err() {
+        Resource::NOFILE
+            .set(hard, hard)
+            .context("raising the open-file limit")?;
+        if hard < wanted {
+            eprintln!("warning: the open-file limit is {hard}; {wanted} descriptors are wanted");
+        }
+    }
+    Ok(())
+}
+
+/// Parses `30`, `30s`, `500ms`, `2m`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((text, "s"), |i| text.split_at(i));
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration like 30s, 500ms or 2m"))?;
+    let seconds = match unit.trim() {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" | "min" => value * 60.0,
+        _ => return Err(format!("unknown unit in {text:?}: use ms, s or m")),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_a_unit_or_default_to_seconds() {
+        assert_eq!(parse_duration("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("2h").is_err());
+        assert!(parse_duration("soon").is_err());
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Args::command().debug_assert();
+    }
+}

@@ -1,0 +1,567 @@
+//! Golden-JSON tests: every message of the protocol has one example file in
+//! `tests/fixtures/protocol/` (shared with the page's tests and quoted in
+//! `docs/protocol.md`). Each example must serialize to exactly its file and
+//! parse back to itself, and every file must belong to an example.
+//!
+//! After a deliberate change of the wire format, rewrite the files with
+//! `BLESS=1 cargo test -p baghchal-protocol --test golden` and review the diff.
+
+use std::collections::BTreeSet;
+use std::fmt::Debug;
+use std::path::PathBuf;
+
+use baghchal_protocol::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/protocol")
+}
+
+/// Parses a golden file and checks it equals the example.
+type Roundtrip = Box<dyn Fn(&str) -> Result<(), String>>;
+
+/// One example message and the name of its file.
+struct Example {
+    name: &'static str,
+    json: Value,
+    roundtrip: Roundtrip,
+}
+
+fn example<T>(name: &'static str, value: T) -> Example
+where
+    T: Serialize + DeserializeOwned + PartialEq + Debug + 'static,
+{
+    let json = serde_json::to_value(&value).expect("examples serialize");
+    Example {
+        name,
+        json,
+        roundtrip: Box::new(move |text| {
+            let parsed: T = serde_json::from_str(text).map_err(|e| e.to_string())?;
+            if parsed == value {
+                Ok(())
+            } else {
+                Err(format!("parsed {parsed:?}, expected {value:?}"))
+            }
+        }),
+    }
+}
+
+fn state() -> GameState {
+    GameState {
+        game: 1,
+        position: "T...T/...../..G../...../T...T t 19 0 1".into(),
+        side_to_move: Side::Tigers,
+        phase: Phase::Placement,
+        in_hand: 19,
+        eaten: 0,
+        goats_to_win: 5,
+        trapped_tigers: 0,
+        tigers: 4,
+        ply: 1,
+        ply_limit: 400,
+        legal: vec![
+            "a1-a2".into(),
+            "a1-b1".into(),
+            "a1-b2".into(),
+            "a5-a4".into(),
+            "a5-b4".into(),
+            "a5-b5".into(),
+            "e1-d1".into(),
+            "e1-d2".into(),
+            "e1-e2".into(),
+            "e5-d4".into(),
+            "e5-d5".into(),
+            "e5-e4".into(),
+        ],
+        last_action: Some("c3".into()),
+        result: None,
+        draw_offer: None,
+        rematch_offer: None,
+        host_side: Side::Goats,
+        tally: Tally::default(),
+    }
+}
+
+fn finished_state() -> GameState {
+    GameState {
+        legal: vec![],
+        result: Some(GameResult {
+            winner: Some(Side::Goats),
+            reason: EndReason::Resignation,
+        }),
+        ..state()
+    }
+}
+
+fn table_info() -> TableInfo {
+    TableInfo {
+        id: "q7Xc2LmN0pRsTuVwYz1A3b".into(),
+        opponent: Opponent::Friend,
+        level: None,
+        variant: Variant::default(),
+    }
+}
+
+fn event(version: u64, event: TableEvent, state: GameState) -> ServerMessage {
+    ServerMessage::Event {
+        version,
+        event,
+        state,
+    }
+}
+
+fn examples() -> Vec<Example> {
+    let secret = "Zq3v9K2mXbT7yLp0Wn5cR8dF1hJ4sA6e";
+    let public = "https://baghchal.example";
+    let table = "q7Xc2LmN0pRsTuVwYz1A3b";
+    vec![
+        // HTTP
+        example(
+            "http.create_table.friend",
+            CreateTable {
+                opponent: Opponent::Friend,
+                side: Side::Goats,
+                level: None,
+                spectators: 2,
+                variant: Variant::default(),
+            },
+        ),
+        example(
+            "http.create_table.computer",
+            CreateTable {
+                opponent: Opponent::Computer,
+                side: Side::Tigers,
+                level: Some(1600),
+                spectators: 0,
+                variant: Variant {
+                    goats_to_win: Some(4),
+                    multi_jump: true,
+                    repetition: Repetition::ThreefoldDraw,
+                    ..Variant::default()
+                },
+            },
+        ),
+        example(
+            "http.create_table.bots",
+            CreateTable {
+                opponent: Opponent::Bots,
+                side: Side::Goats,
+                level: Some(2400),
+                spectators: 12,
+                variant: Variant::default(),
+            },
+        ),
+        example(
+            "http.table_created.friend",
+            TableCreated {
+                table: table.into(),
+                secret: Some(secret.into()),
+                side: Some(Side::Goats),
+                seat_link: Some(format!("{public}/t/{table}#seat={secret}")),
+                opponent_link: Some(format!(
+                    "{public}/t/{table}#invite=b4Nf8Qw2Er6Ty0Ui3Op7As1Df5Gh9Jk2"
+                )),
+                spectator_link: Some(format!(
+                    "{public}/t/{table}#watch=Lz4Xc8Vb2Nm6Qw0Er3Ty7Ui1Op5As9Df"
+                )),
+            },
+        ),
+        example(
+            "http.table_created.bots",
+            TableCreated {
+                table: table.into(),
+                secret: None,
+                side: None,
+                seat_link: None,
+                opponent_link: None,
+                spectator_link: Some(format!(
+                    "{public}/t/{table}#watch=Lz4Xc8Vb2Nm6Qw0Er3Ty7Ui1Op5As9Df"
+                )),
+            },
+        ),
+        example(
+            "http.api_error",
+            ApiError {
+                error: "invalid_field".into(),
+                field: Some("level".into()),
+                message: "level must be 400 to 2400 in steps of 100, not 1250".into(),
+            },
+        ),
+        example(
+            "http.game_record",
+            GameRecord {
+                table: table.into(),
+                game: 1,
+                variant: Variant::default(),
+                host_side: Side::Goats,
+                moves: vec!["c3".into(), "a1-b2".into()],
+                result: Some(GameResult {
+                    winner: Some(Side::Tigers),
+                    reason: EndReason::Resignation,
+                }),
+                record: "rules standard\nactions c3 a1-b2\nresult tigers resignation\n".into(),
+            },
+        ),
+        // Client to server
+        example(
+            "client.hello",
+            ClientMessage::Hello {
+                table: table.into(),
+                token: secret.into(),
+                since: None,
+            },
+        ),
+        example(
+            "client.hello.since",
+            ClientMessage::Hello {
+                table: table.into(),
+                token: secret.into(),
+                since: Some(12),
+            },
+        ),
+        example(
+            "client.action",
+            ClientMessage::Action {
+                id: "7".into(),
+                action: "b2-c3".into(),
+            },
+        ),
+        example(
+            "client.resign",
+            ClientMessage::Resign {
+                id: Some("8".into()),
+            },
+        ),
+        example("client.offer_draw", ClientMessage::OfferDraw { id: None }),
+        example("client.accept_draw", ClientMessage::AcceptDraw { id: None }),
+        example(
+            "client.decline_draw",
+            ClientMessage::DeclineDraw { id: None },
+        ),
+        example("client.rematch", ClientMessage::Rematch { id: None }),
+        example("client.ping", ClientMessage::Ping),
+        // Server to client
+        example(
+            "server.welcome.host",
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                table: table_info(),
+                role: Role::Player,
+                player: Some(Player::Host),
+                secret: None,
+            },
+        ),
+        example(
+            "server.welcome.claimed",
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                table: table_info(),
+                role: Role::Player,
+                player: Some(Player::Guest),
+                secret: Some("Hn2Bv6Cx0Zl4Kj8Gf3Ds7Aq1Wp5Eo9Ir".into()),
+            },
+        ),
+        example(
+            "server.welcome.spectator",
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                table: TableInfo {
+                    opponent: Opponent::Computer,
+                    level: Some(1200),
+                    ..table_info()
+                },
+                role: Role::Spectator,
+                player: None,
+                secret: None,
+            },
+        ),
+        example(
+            "server.snapshot",
+            ServerMessage::Snapshot {
+                version: 1,
+                moves: vec!["c3".into()],
+                state: state(),
+            },
+        ),
+        example(
+            "server.event.played",
+            event(
+                1,
+                TableEvent::Played {
+                    side: Side::Goats,
+                    action: "c3".into(),
+                },
+                state(),
+            ),
+        ),
+        example(
+            "server.event.resigned",
+            event(
+                2,
+                TableEvent::Resigned { side: Side::Tigers },
+                finished_state(),
+            ),
+        ),
+        example(
+            "server.event.draw_offered",
+            event(
+                2,
+                TableEvent::DrawOffered { side: Side::Goats },
+                GameState {
+                    draw_offer: Some(Side::Goats),
+                    ..state()
+                },
+            ),
+        ),
+        example(
+            "server.event.draw_declined",
+            event(3, TableEvent::DrawDeclined { side: Side::Tigers }, state()),
+        ),
+        example(
+            "server.event.draw_agreed",
+            event(
+                3,
+                TableEvent::DrawAgreed,
+                GameState {
+                    legal: vec![],
+                    result: Some(GameResult {
+                        winner: None,
+                        reason: EndReason::Agreement,
+                    }),
+                    tally: Tally {
+                        host: 0,
+                        guest: 0,
+                        draws: 1,
+                    },
+                    ..state()
+                },
+            ),
+        ),
+        example(
+            "server.event.rematch_offered",
+            event(
+                3,
+                TableEvent::RematchOffered { side: Side::Goats },
+                GameState {
+                    rematch_offer: Some(Side::Goats),
+                    tally: Tally {
+                        host: 1,
+                        guest: 0,
+                        draws: 0,
+                    },
+                    ..finished_state()
+                },
+            ),
+        ),
+        example(
+            "server.event.rematch_started",
+            event(
+                4,
+                TableEvent::RematchStarted { game: 2 },
+                GameState {
+                    game: 2,
+                    position: "T...T/...../...../...../T...T g 20 0 0".into(),
+                    side_to_move: Side::Goats,
+                    in_hand: 20,
+                    ply: 0,
+                    legal: vec![
+                        "a2", "a3", "a4", "b1", "b2", "b3", "b4", "b5", "c1", "c2", "c3", "c4",
+                        "c5", "d1", "d2", "d3", "d4", "d5", "e2", "e3", "e4",
+                    ]
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
+                    last_action: None,
+                    host_side: Side::Tigers,
+                    tally: Tally {
+                        host: 1,
+                        guest: 0,
+                        draws: 0,
+                    },
+                    ..state()
+                },
+            ),
+        ),
+        example(
+            "server.presence",
+            ServerMessage::Presence(Presence {
+                goats: SeatView {
+                    player: Player::Host,
+                    computer: false,
+                    level: None,
+                    connected: true,
+                },
+                tigers: SeatView {
+                    player: Player::Guest,
+                    computer: true,
+                    level: Some(1200),
+                    connected: true,
+                },
+                spectators: 1,
+                spectator_seats: 2,
+            }),
+        ),
+        example("server.ack", ServerMessage::Ack { id: "7".into() }),
+        example(
+            "server.error.illegal_action",
+            ServerMessage::Error {
+                id: Some("7".into()),
+                code: ErrorCode::IllegalAction,
+                reason: Some("occupied".into()),
+                message: "that point is occupied".into(),
+            },
+        ),
+        example(
+            "server.error.seat_taken",
+            ServerMessage::Error {
+                id: None,
+                code: ErrorCode::SeatTaken,
+                reason: None,
+                message: "the opponent's seat is already taken".into(),
+            },
+        ),
+        example("server.pong", ServerMessage::Pong),
+    ]
+}
+
+#[test]
+fn every_example_matches_its_golden_file() {
+    let dir = fixtures_dir();
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut failures = Vec::new();
+    for ex in examples() {
+        let path = dir.join(format!("{}.json", ex.name));
+        let pretty = serde_json::to_string_pretty(&ex.json).unwrap() + "\n";
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &pretty).unwrap();
+        }
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) => {
+                failures.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        let on_disk: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("{}: not JSON: {e}", ex.name));
+                continue;
+            }
+        };
+        if on_disk != ex.json {
+            failures.push(format!(
+                "{}: serializes to\n{pretty}but the file says\n{text}",
+                ex.name
+            ));
+        }
+        if let Err(e) = (ex.roundtrip)(&text) {
+            failures.push(format!("{}: {e}", ex.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_golden_file_has_an_example() {
+    let names: BTreeSet<String> = examples()
+        .iter()
+        .map(|ex| format!("{}.json", ex.name))
+        .collect();
+    let files: BTreeSet<String> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    let orphans: Vec<_> = files.difference(&names).collect();
+    assert!(orphans.is_empty(), "files without an example: {orphans:?}");
+}
+
+#[test]
+fn every_client_message_type_has_an_example() {
+    let kinds: BTreeSet<String> = examples()
+        .iter()
+        .filter(|ex| ex.name.starts_with("client."))
+        .map(|ex| ex.json["type"].as_str().unwrap().to_owned())
+        .collect();
+    for kind in [
+        "hello",
+        "action",
+        "resign",
+        "offer_draw",
+        "accept_draw",
+        "decline_draw",
+        "rematch",
+        "ping",
+    ] {
+        assert!(kinds.contains(kind), "no example of {kind}");
+    }
+}
+
+#[test]
+fn every_server_message_type_and_event_kind_has_an_example() {
+    let server: Vec<Value> = examples()
+        .into_iter()
+        .filter(|ex| ex.name.starts_with("server."))
+        .map(|ex| ex.json)
+        .collect();
+    let kinds: BTreeSet<&str> = server.iter().filter_map(|v| v["type"].as_str()).collect();
+    for kind in [
+        "welcome", "snapshot", "event", "presence", "ack", "error", "pong",
+    ] {
+        assert!(kinds.contains(kind), "no example of {kind}");
+    }
+    let events: BTreeSet<&str> = server
+        .iter()
+        .filter_map(|v| v["event"]["kind"].as_str())
+        .collect();
+    for kind in [
+        "played",
+        "resigned",
+        "draw_offered",
+        "draw_declined",
+        "draw_agreed",
+        "rematch_offered",
+        "rematch_started",
+    ] {
+        assert!(events.contains(kind), "no example of event {kind}");
+    }
+}
+
+#[test]
+fn unknown_types_and_missing_fields_are_refused() {
+    for bad in [
+        r#"{"type":"fly"}"#,
+        r#"{"type":"action","action":"c3"}"#,
+        r#"{"type":"action","id":7,"action":"c3"}"#,
+        r#"{"type":"hello","table":"x"}"#,
+        r#"{"table":"x","token":"y"}"#,
+        r#"[]"#,
+    ] {
+        assert!(
+            serde_json::from_str::<ClientMessage>(bad).is_err(),
+            "accepted {bad}"
+        );
+    }
+}
+
+#[test]
+fn commands_without_an_id_parse() {
+    let msg: ClientMessage = serde_json::from_str(r#"{"type":"resign"}"#).unwrap();
+    assert_eq!(msg, ClientMessage::Resign { id: None });
+}
+
+#[test]
+fn unknown_create_table_fields_are_refused() {
+    let bad = r#"{"opponent":"friend","colour":"red"}"#;
+    assert!(serde_json::from_str::<CreateTable>(bad).is_err());
+    let bad = r#"{"opponent":"friend","variant":{"tigers":5}}"#;
+    assert!(serde_json::from_str::<CreateTable>(bad).is_err());
+    let minimal: CreateTable = serde_json::from_str(r#"{"opponent":"computer"}"#).unwrap();
+    assert_eq!(minimal.side, Side::Goats);
+    assert_eq!(minimal.spectators, 0);
+    assert_eq!(minimal.variant, Variant::default());
+}

@@ -1,0 +1,163 @@
+// The wire types of the table server (the protocol crate), as JSDoc types.
+// The golden-JSON fixtures of the protocol are type-checked against these
+// in CI, so a change on either side that breaks the other fails the build.
+
+/** @typedef {'goats' | 'tigers'} Side */
+/** @typedef {'friend' | 'computer' | 'bots'} Opponent */
+/** @typedef {'host' | 'guest'} Player */
+/** @typedef {'player' | 'spectator'} Role */
+/** @typedef {'placement' | 'movement'} Phase */
+/** @typedef {'forbid' | 'threefold_draw'} Repetition */
+
+/**
+ * @typedef {object} Variant
+ * @property {number} [goats_to_win] 3..7; left out: the default (5, or 4 with three tigers)
+ * @property {Side} [first]
+ * @property {boolean} [multi_jump]
+ * @property {boolean} [three_tigers]
+ * @property {Repetition} [repetition]
+ * @property {number} [ply_limit]
+ */
+
+/**
+ * `POST /api/tables` body.
+ * @typedef {object} CreateTable
+ * @property {Opponent} opponent
+ * @property {Side} [side]
+ * @property {number} [level]
+ * @property {number} [spectators]
+ * @property {Variant} [variant]
+ */
+
+/**
+ * `POST /api/tables` answer (201).
+ * @typedef {object} TableCreated
+ * @property {string} table
+ * @property {string | null} secret
+ * @property {Side | null} side
+ * @property {string | null} seat_link
+ * @property {string | null} opponent_link
+ * @property {string | null} spectator_link
+ */
+
+/**
+ * An HTTP error body.
+ * @typedef {object} ApiError
+ * @property {string} error
+ * @property {string} [field]
+ * @property {string} message
+ */
+
+/**
+ * Commands other than `action` take an optional id, acknowledged the same
+ * way once the command is stored.
+ * @typedef {{type: 'hello', table: string, token: string, since?: number}
+ *   | {type: 'action', id: string, action: string}
+ *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw' | 'rematch', id?: string}
+ *   | {type: 'ping'}} ClientMessage
+ */
+
+/**
+ * `GET /api/tables/{table}/games/{game}`: one game as played so far.
+ * @typedef {object} GameRecord
+ * @property {string} table
+ * @property {number} game
+ * @property {Variant} variant
+ * @property {Side} host_side
+ * @property {string[]} moves
+ * @property {GameResult | null} result
+ * @property {string} record
+ */
+
+/**
+ * @typedef {object} SeatView
+ * @property {Player} player
+ * @property {boolean} computer
+ * @property {number} [level]
+ * @property {boolean} connected
+ */
+
+/**
+ * @typedef {object} Presence
+ * @property {SeatView} goats
+ * @property {SeatView} tigers
+ * @property {number} spectators
+ * @property {number} spectator_seats
+ */
+
+/**
+ * @typedef {'capture_target' | 'tigers_trapped' | 'goats_blocked' | 'ply_limit'
+ *   | 'threefold' | 'resignation' | 'agreement'} ResultReason
+ */
+
+/**
+ * @typedef {object} GameResult
+ * @property {Side | null} winner
+ * @property {ResultReason} reason
+ */
+
+/**
+ * @typedef {object} Tally
+ * @property {number} host
+ * @property {number} guest
+ * @property {number} draws
+ */
+
+/**
+ * @typedef {object} GameState
+ * @property {number} game
+ * @property {string} position
+ * @property {Side} side_to_move
+ * @property {Phase} phase
+ * @property {number} in_hand
+ * @property {number} eaten
+ * @property {number} goats_to_win
+ * @property {number} trapped_tigers
+ * @property {number} tigers
+ * @property {number} ply
+ * @property {number} ply_limit
+ * @property {string[]} legal
+ * @property {string | null} last_action
+ * @property {GameResult | null} result
+ * @property {Side | null} draw_offer
+ * @property {Side | null} rematch_offer
+ * @property {Side} host_side
+ * @property {Tally} tally
+ */
+
+/**
+ * @typedef {object} TableInfo
+ * @property {string} id
+ * @property {Opponent} opponent
+ * @property {number | null} level
+ * @property {Variant} variant
+ */
+
+/**
+ * @typedef {{kind: 'played', side: Side, action: string}
+ *   | {kind: 'resigned', side: Side}
+ *   | {kind: 'draw_offered', side: Side}
+ *   | {kind: 'draw_declined', side: Side}
+ *   | {kind: 'draw_agreed'}
+ *   | {kind: 'rematch_offered', side: Side}
+ *   | {kind: 'rematch_started', game: number}} TableEvent
+ */
+
+/**
+ * @typedef {'invalid_message' | 'too_large' | 'not_joined' | 'already_joined' | 'unknown_table'
+ *   | 'invalid_token' | 'seat_taken' | 'gallery_full' | 'spectator'
+ *   | 'not_your_turn' | 'illegal_action' | 'game_over' | 'game_not_over'
+ *   | 'no_draw_offers' | 'no_offer' | 'rate_limited' | 'invalid_id' | 'internal'} ErrorCode
+ */
+
+/**
+ * @typedef {{type: 'welcome', protocol: number, table: TableInfo, role: Role, player?: Player, secret?: string}
+ *   | {type: 'snapshot', version: number, moves: string[], state: GameState}
+ *   | {type: 'event', version: number, event: TableEvent, state: GameState}
+ *   | ({type: 'presence'} & Presence)
+ *   | {type: 'ack', id: string}
+ *   | {type: 'error', id?: string, code: ErrorCode, reason?: string, message: string}
+ *   | {type: 'pong'}} ServerMessage
+ */
+
+export {};
