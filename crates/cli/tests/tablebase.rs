@@ -51,5 +51,8 @@ fn probing_without_a_tablebase_file_fails_clearly() {
     ]);
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("loading the tablebase no-such-file.tb"), "{err}");
+    assert!(
+        err.contains("loading the tablebase no-such-file.tb"),
+        "{err}"
+    );
 }
