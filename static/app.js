@@ -501,6 +501,7 @@ class TableView {
 
   destroy() {
     this.destroyed = true;
+    document.title = t('title');
     window.clearTimeout(this.retryTimer);
     window.clearInterval(this.pingTimer);
     window.removeEventListener('online', this.onOnline);
@@ -955,6 +956,7 @@ class TableView {
     else if (mine) headline = `${t('opponentTurn', { side: sideName(s.side_to_move) })} · ${phase}`;
     else headline = `${t('turnOf', { side: sideName(s.side_to_move) })} · ${phase}`;
     e.headline.textContent = headline;
+    document.title = mode === 'play' ? `● ${t('announceYourTurn')} ${t('title')}` : t('title');
     e.headline.classList.toggle('finished', Boolean(s.result));
     e.headline.classList.toggle('my-turn', mode === 'play');
 

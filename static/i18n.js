@@ -324,12 +324,14 @@ export function setLang(l) {
   current = l;
 }
 
+const NEPALI_DIGITS = new Intl.NumberFormat('ne-NP-u-nu-deva', { useGrouping: false });
+
 /**
  * Formats a number in the current language's digits.
  * @param {number} n
  */
 export function num(n) {
-  return current === 'ne' ? n.toLocaleString('ne-NP', { useGrouping: false }) : String(n);
+  return current === 'ne' ? NEPALI_DIGITS.format(n) : String(n);
 }
 
 /**

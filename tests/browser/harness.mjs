@@ -89,10 +89,11 @@ export async function launchBrowser() {
 /**
  * A new browser context (its own storage: a different person) and page.
  * @param {import('playwright-core').Browser} browser
- * @param {{phone?: boolean, reducedMotion?: boolean}} [opts]
+ * @param {{phone?: boolean, reducedMotion?: boolean, clipboard?: boolean}} [opts]
  */
 export async function newPage(browser, opts = {}) {
   const context = await browser.newContext({
+    permissions: opts.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
     viewport: opts.phone ? { width: 375, height: 812 } : { width: 1280, height: 860 },
     deviceScaleFactor: 1,
     isMobile: Boolean(opts.phone),
