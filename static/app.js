@@ -273,7 +273,7 @@ class HomeView {
           max: 1000,
           step: 1,
           value: String(v.ply_limit || 400),
-          onchange: (e) => (v.ply_limit = Number(/** @type {HTMLInputElement} */ (e.target).value) || 400),
+          oninput: (e) => (v.ply_limit = Number(/** @type {HTMLInputElement} */ (e.target).value) || 400),
         }),
         h(
           'label',
@@ -345,7 +345,7 @@ class HomeView {
           step: 1,
           value: String(f.spectators || 0),
           'aria-describedby': 'spectators-hint',
-          onchange: (e) => (f.spectators = Math.min(12, Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)))),
+          oninput: (e) => (f.spectators = Math.min(12, Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)))),
         }),
         h('p', { class: 'hint', id: 'spectators-hint', text: t('spectatorsHint') }),
       ),
@@ -597,7 +597,9 @@ class TableView {
           const stored = loadSeat(this.table);
           if (!stored || stored.secret !== this.token) saveSeat(this.table, { secret: this.token });
         }
-        this.render();
+        // A reconnect keeps the view (and the focus); a first join builds it.
+        if (this.el && this.el.role === msg.role) this.update();
+        else this.render();
         // An action sent before the connection dropped and never answered
         // goes again with its id: the server applies it at most once.
         if (this.pending && this.pendingAction) this.send({ type: 'action', id: this.pending, action: this.pendingAction });
@@ -779,6 +781,7 @@ class TableView {
     this.board.relabel();
 
     this.el = {
+      role: this.role,
       banner: h('p', { class: 'banner', role: 'status' }),
       headline: h('p', { class: 'headline', id: 'headline' }),
       counters: h('dl', { class: 'counters' }),
