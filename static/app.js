@@ -789,6 +789,7 @@ class TableView {
       seats: h('ul', { class: 'seats' }),
       spectators: h('p', { class: 'spectators' }),
       tally: h('p', { class: 'tally' }),
+      rules: h('p', { class: 'rules', text: this.rulesText() }),
       controls: h('div', { class: 'controls' }),
       moves: h('ol', { class: 'moves', 'aria-label': t('moves') }),
       links: this.renderLinks(),
@@ -805,7 +806,7 @@ class TableView {
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
-          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally),
+          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules),
           h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           h('section', { class: 'card' }, h('h2', { text: t('moves') }), e.moves),
@@ -813,6 +814,22 @@ class TableView {
       ),
     );
     this.update();
+  }
+
+  /** The table's rules, where they differ from the house rules. */
+  rulesText() {
+    const v = this.info?.variant;
+    /** @type {string[]} */
+    const list = [];
+    if (v) {
+      if (v.goats_to_win !== undefined && v.goats_to_win !== null) list.push(t('rulesTarget', { n: v.goats_to_win }));
+      if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
+      if (v.multi_jump) list.push(t('rulesMultiJump'));
+      if (v.three_tigers) list.push(t('rulesThreeTigers'));
+      if (v.repetition === 'threefold_draw') list.push(t('rulesThreefold'));
+      if (v.ply_limit !== undefined && v.ply_limit !== 400) list.push(t('rulesPlyLimit', { n: v.ply_limit }));
+    }
+    return t('rules', { list: list.length ? list.join(', ') : t('rulesHouse') });
   }
 
   /**
@@ -1096,6 +1113,7 @@ class TableView {
         } else out.push(button('offer-draw', t('offerDraw'), () => this.send({ type: 'offer_draw' })));
       }
     }
+    if (!mine && s.draw_offer && !s.result) out.push(h('p', { class: 'offer', text: t('drawOfferPending', { side: sideName(s.draw_offer) }) }));
     if (mine && s.result) {
       if (s.rematch_offer === mine) out.push(h('p', { class: 'offer', text: t('rematchAsked') }));
       else if (s.rematch_offer) {

@@ -361,9 +361,25 @@ test('placement ends and the goats move: a game in the movement phase', async ()
   await host.page.locator('.board-root.playable').waitFor();
   const goat = (await squaresNamed(host.page, 'can move'))[0];
   await point(host.page, goat).click();
-  assert.ok((await squaresNamed(host.page, 'you can move here')).length > 0);
+  const goatDest = (await squaresNamed(host.page, 'you can move here'))[0];
+  assert.ok(goatDest);
   assert.match(await text(host.page, '#headline'), /Your turn \(Goats\) · movement/);
   await screenshot(host.page, 'movement');
+  // Clicking the selected goat again puts it down; dragging it moves it.
+  await point(host.page, goat).click();
+  assert.equal(await host.page.locator('.selection-ring').count(), 0);
+  const centre = async (/** @type {string} */ sq) => {
+    const box = /** @type {{x: number, y: number, width: number, height: number}} */ (await point(host.page, sq).boundingBox());
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  };
+  const [fx, fy] = await centre(goat);
+  const [tx, ty] = await centre(goatDest);
+  await host.page.mouse.move(fx, fy);
+  await host.page.mouse.down();
+  await host.page.mouse.move(tx, ty, { steps: 6 });
+  await host.page.mouse.up();
+  await waitPlies(guest.page, 41);
+  assert.equal((await plies(guest.page))[40], `${goat}-${goatDest}`);
   for (const p of [host, guest]) {
     clean(p);
     await p.context.close();
