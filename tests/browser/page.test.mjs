@@ -103,6 +103,7 @@ test('two friends play to a finish through the opponent link while a third watch
   await host.page.getByText('Copied').waitFor();
   assert.equal(await host.page.evaluate(() => navigator.clipboard.readText()), spectatorLink);
   assert.equal(await text(host.page, '#seat-tigers .seat-state'), 'not connected');
+  assert.equal(await text(host.page, '.rules'), 'Rules: 3 goats to win');
 
   // The guest is on a phone and taps.
   const guest = await newPage(browser, { phone: true, reducedMotion: false });
