@@ -1,12 +1,47 @@
 //! The computer opponent: it chooses an action for a position (whose
 //! history, repetition record and ply count are part of it) at a level of
 //! the ladder 400..=2400.
+//!
+//! The search is iterative deepening principal-variation alpha-beta over
+//! the engine's own make/unmake board, with a transposition table,
+//! capture-first ordering with killers and history, and a quiescence
+//! search on captures. It plays under the position's own rules (every
+//! variant). With a movement-phase [`Tablebase`] it converts won positions
+//! by the shortest distance and uses the tablebase's exact values at the
+//! search's leaves.
+//!
+//! Levels are made from search limits (depth and nodes, never the clock,
+//! so that a choice is reproducible from its seed) and a seeded,
+//! level-dependent error at the root, after Stockfish's skill levels.
+//!
+//! ```
+//! use baghchal_engine::{Engine, Level};
+//! use baghchal_rules::Position;
+//!
+//! let engine = Engine::new();
+//! let position = Position::default();
+//! let action = engine.choose(&position, Level::MIN, 1).unwrap();
+//! assert!(position.legal_actions().contains(&action));
+//! ```
+
+#![warn(missing_docs)]
+
+mod analysis;
+mod board;
+mod eval;
+pub mod protocol;
+mod search;
+mod skill;
 
 use std::fmt;
 use std::sync::Arc;
 
-use baghchal_rules::{Action, Position};
-use baghchal_tablebase::Tablebase;
+use baghchal_rules::{Action, Phase, Position, Rules};
+use baghchal_tablebase::{Tablebase, Wdl};
+
+pub use crate::analysis::{ActionAnalysis, Value};
+use crate::search::{Limits, Search};
+pub use crate::skill::Skill;
 
 /// A level of the ladder: 400 to 2400 in steps of 100.
 ///
@@ -27,7 +62,7 @@ impl Level {
 
     /// The level with this label, if it is one of the ladder's.
     pub fn new(label: u16) -> Option<Level> {
-        ((400..=2400).contains(&label) && label % 100 == 0).then_some(Level(label))
+        ((400..=2400).contains(&label) && label.is_multiple_of(100)).then_some(Level(label))
     }
 
     /// The label.
@@ -39,6 +74,11 @@ impl Level {
     pub fn all() -> impl Iterator<Item = Level> {
         (4..=24).map(|n| Level(n * 100))
     }
+
+    /// The search limits and the controlled error of this level.
+    pub fn skill(self) -> Skill {
+        Skill::of(self)
+    }
 }
 
 impl fmt::Display for Level {
@@ -47,10 +87,37 @@ impl fmt::Display for Level {
     }
 }
 
+/// The levels from which a tablebase win is converted by the shortest
+/// route; below, the tablebase only informs the search.
+const CONVERT_FROM: Level = Level(1900);
+
+/// A chosen action and what the search saw of it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Thought {
+    /// The action chosen.
+    pub action: Action,
+    /// Its value for the side to move, as the search scored it.
+    pub value: Value,
+    /// The deepest finished iteration (0: from the tablebase).
+    pub depth: u8,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
 /// The computer player. Cheap to clone; shares its tablebase.
 #[derive(Clone, Default)]
 pub struct Engine {
     tablebase: Option<Arc<Tablebase>>,
+}
+
+/// An action with the search's score for the side to move, in thousandths
+/// of a goat (see [`Value`] for won and lost scores).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Scored {
+    /// The action.
+    pub action: Action,
+    /// Its value for the side that plays it.
+    pub value: Value,
 }
 
 impl Engine {
@@ -66,19 +133,274 @@ impl Engine {
         }
     }
 
+    /// The tablebase, if the engine has one.
+    pub fn tablebase(&self) -> Option<&Tablebase> {
+        self.tablebase.as_deref()
+    }
+
     /// Chooses an action for the side to move at `level`; `None` when the
     /// game is over. `seed` drives the level's controlled randomness, so
-    /// that a choice can be reproduced.
+    /// that a choice can be reproduced: the same position, level and seed
+    /// give the same action.
     pub fn choose(&self, position: &Position, level: Level, seed: u64) -> Option<Action> {
-        let _ = (&self.tablebase, level);
-        let actions = position.legal_actions();
-        if actions.is_empty() {
+        self.think(position, level, seed).map(|t| t.action)
+    }
+
+    /// [`Engine::choose`] with what the search saw: the chosen action's
+    /// value, the depth reached and the nodes searched.
+    ///
+    /// ```
+    /// use baghchal_engine::{Engine, Level};
+    /// use baghchal_rules::Position;
+    /// let thought = Engine::new().think(&Position::default(), Level::MAX, 0).unwrap();
+    /// assert!(thought.depth >= 4);
+    /// assert!(thought.nodes > 0);
+    /// ```
+    pub fn think(&self, position: &Position, level: Level, seed: u64) -> Option<Thought> {
+        if position.is_finished() {
             return None;
         }
-        let mut x = seed ^ 0x9e37_79b9_7f4a_7c15;
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        x ^= x >> 33;
-        Some(actions[(x % actions.len() as u64) as usize])
+        if level >= CONVERT_FROM {
+            if let Some(best) = self.tablebase_best(position) {
+                return Some(Thought {
+                    action: best.action,
+                    value: best.value,
+                    depth: 0,
+                    nodes: 0,
+                });
+            }
+        }
+        let skill = level.skill();
+        let mut search = Search::new(position, self.tablebase(), skill.tt_bits);
+        let report = search.run(&skill.limits());
+        let action = skill.pick(&report.scored, seed);
+        let score = report
+            .scored
+            .iter()
+            .find(|(a, _)| *a == action)
+            .map_or(0, |&(_, s)| s);
+        Some(Thought {
+            action,
+            value: Value::from_score(score),
+            depth: report.depth,
+            nodes: report.nodes,
+        })
+    }
+
+    /// The best action for the side to move by a search of at most
+    /// `nodes` nodes, with its value; `None` when the game is over.
+    ///
+    /// ```
+    /// use baghchal_engine::Engine;
+    /// use baghchal_rules::Position;
+    /// let best = Engine::new().best(&Position::default(), 20_000).unwrap();
+    /// assert!(Position::default().is_legal(&best.action));
+    /// ```
+    pub fn best(&self, position: &Position, nodes: u64) -> Option<Scored> {
+        if position.is_finished() {
+            return None;
+        }
+        if let Some(scored) = self.tablebase_best(position) {
+            return Some(scored);
+        }
+        let mut search = Search::new(position, self.tablebase(), 18);
+        let report = search.run(&Limits {
+            depth: 64,
+            nodes,
+            all_root_scores: false,
+        });
+        let (action, score) = report.scored[0];
+        Some(Scored {
+            action,
+            value: Value::from_score(score),
+        })
+    }
+
+    /// The tablebase's value of `position` for the side to move, if it
+    /// covers the position and the win or loss fits in the ply limit.
+    pub fn probe(&self, position: &Position) -> Option<Value> {
+        let tablebase = self.tablebase()?;
+        if position.phase() != Phase::Movement || *position.rules() != Rules::default() {
+            return None;
+        }
+        let probe = tablebase.probe(position)?;
+        let fits =
+            position.ply() as u32 + probe.distance as u32 <= position.rules().ply_limit() as u32;
+        match probe.wdl {
+            Wdl::Win if fits => Some(Value::Win {
+                plies: probe.distance,
+            }),
+            Wdl::Loss if fits => Some(Value::Loss {
+                plies: probe.distance,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The action that converts a tablebase win fastest, with its value.
+    fn tablebase_best(&self, position: &Position) -> Option<Scored> {
+        let action = self.convert(position)?;
+        let plies = match self.probe(position)? {
+            Value::Win { plies } => plies,
+            _ => return None,
+        };
+        Some(Scored {
+            action,
+            value: Value::Win { plies },
+        })
+    }
+
+    /// In a tablebase win, the legal action that shortens the distance
+    /// most while staying within the ply limit: a finished win first, then
+    /// the successor lost for the opponent in the fewest plies. Legal
+    /// actions never repeat a position, and every step of the conversion
+    /// lowers the distance, so the route never comes back. `None` when the
+    /// tablebase does not cover the position, it is not a win, or no
+    /// action keeps the win (the caller searches then).
+    fn convert(&self, position: &Position) -> Option<Action> {
+        let Value::Win { plies } = self.probe(position)? else {
+            return None;
+        };
+        let me = position.side_to_move();
+        let mut best: Option<(u16, Action)> = None;
+        for action in position.legal_actions() {
+            let mut next = position.clone();
+            next.play_unchecked(action);
+            let distance = match next.outcome() {
+                Some(o) if o.winner() == Some(me) => 0,
+                Some(_) => continue,
+                None => match self.probe(&next) {
+                    Some(Value::Loss { plies: d }) if d < plies => d,
+                    _ => continue,
+                },
+            };
+            if best.is_none_or(|(d, _)| distance < d) {
+                best = Some((distance, action));
+            }
+        }
+        best.map(|(_, action)| action)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baghchal_rules::{Game, RulesOptions, Side};
+
+    fn play_out(engine: &Engine, rules: Rules, goat: Level, tiger: Level, seed: u64) -> Game {
+        let mut game = Game::new(rules);
+        while !game.is_finished() {
+            let pos = game.position();
+            let level = match pos.side_to_move() {
+                Side::Goat => goat,
+                Side::Tiger => tiger,
+            };
+            let action = engine
+                .choose(pos, level, seed ^ pos.ply() as u64)
+                .expect("an unfinished game has an action");
+            game.play(action).expect("the engine plays legal actions");
+        }
+        game
+    }
+
+    #[test]
+    fn a_finished_game_has_no_action() {
+        let pos = Position::from_text("T...T/...../...../.G.../T...T g 14 5 10", Rules::default());
+        let pos = pos.expect("a won position");
+        assert!(pos.is_finished());
+        assert_eq!(Engine::new().choose(&pos, Level::MAX, 0), None);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_choice() {
+        let engine = Engine::new();
+        let mut pos = Position::default();
+        for text in ["c3", "a1-b2", "b4"] {
+            pos.play_mut(text.parse().unwrap()).unwrap();
+        }
+        for level in [Level::MIN, Level::new(1200).unwrap()] {
+            for seed in 0..5 {
+                assert_eq!(
+                    engine.choose(&pos, level, seed),
+                    engine.choose(&pos, level, seed)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_weakest_level_varies_with_the_seed() {
+        let engine = Engine::new();
+        let pos = Position::default();
+        let choices: std::collections::HashSet<Action> = (0..20)
+            .map(|seed| engine.choose(&pos, Level::MIN, seed).unwrap())
+            .collect();
+        assert!(choices.len() > 3, "{choices:?}");
+    }
+
+    #[test]
+    fn every_variant_plays_to_the_end_with_legal_actions() {
+        let engine = Engine::new();
+        let house = RulesOptions::default();
+        for opts in [
+            RulesOptions {
+                multi_jump: true,
+                ..house
+            },
+            RulesOptions {
+                three_tigers: true,
+                ..house
+            },
+            RulesOptions {
+                first: Side::Tiger,
+                goats_to_win: Some(3),
+                ..house
+            },
+            RulesOptions {
+                repetition: baghchal_rules::Repetition::ThreefoldDraw,
+                ply_limit: 80,
+                ..house
+            },
+        ] {
+            let rules = Rules::new(opts).unwrap();
+            let game = play_out(
+                &engine,
+                rules,
+                Level::new(900).unwrap(),
+                Level::new(700).unwrap(),
+                3,
+            );
+            assert!(game.outcome().is_some());
+        }
+    }
+
+    #[test]
+    fn a_strong_goat_side_beats_the_weakest_tigers() {
+        let engine = Engine::new();
+        let strong = Level::new(1600).unwrap();
+        for seed in 0..2 {
+            let game = play_out(&engine, Rules::default(), strong, Level::MIN, seed);
+            assert_ne!(
+                game.outcome().unwrap().winner(),
+                Some(Side::Tiger),
+                "{}",
+                game.record()
+            );
+        }
+    }
+
+    #[test]
+    fn strong_tigers_beat_the_weakest_goats() {
+        let engine = Engine::new();
+        let strong = Level::new(1600).unwrap();
+        for seed in 0..2 {
+            let game = play_out(&engine, Rules::default(), Level::MIN, strong, seed);
+            assert_eq!(
+                game.outcome().unwrap().winner(),
+                Some(Side::Tiger),
+                "{}",
+                game.record()
+            );
+        }
     }
 }

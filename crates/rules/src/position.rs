@@ -301,6 +301,10 @@ pub enum IllegalAction {
     CannotPlace,
     /// No piece of the side to move stands on the starting point.
     NotYourPiece,
+    /// No line of the board joins the points that way: a step between
+    /// points that are not neighbours, or a jump that is not two points
+    /// along one line.
+    NotALine,
     /// The destination is occupied.
     Occupied,
     /// Goats never jump.
@@ -323,6 +327,7 @@ impl IllegalAction {
             IllegalAction::MustPlace => "must_place",
             IllegalAction::CannotPlace => "cannot_place",
             IllegalAction::NotYourPiece => "not_your_piece",
+            IllegalAction::NotALine => "not_a_line",
             IllegalAction::Occupied => "occupied",
             IllegalAction::GoatsCannotJump => "goats_cannot_jump",
             IllegalAction::NothingToCapture => "nothing_to_capture",
@@ -340,6 +345,7 @@ impl fmt::Display for IllegalAction {
             IllegalAction::MustPlace => "goats must be placed while any are in hand",
             IllegalAction::CannotPlace => "no goat can be placed now",
             IllegalAction::NotYourPiece => "no piece of the side to move stands there",
+            IllegalAction::NotALine => "no line of the board joins those points that way",
             IllegalAction::Occupied => "that point is occupied",
             IllegalAction::GoatsCannotJump => "goats never jump",
             IllegalAction::NothingToCapture => "a jump must pass over a goat",
@@ -451,7 +457,8 @@ impl State {
                 false
             }
             Action::Jump(ref j) => {
-                self.tigers ^= (1 << j.from().index()) | (1 << j.to().index());
+                // Not a toggle: a chain may end where it started.
+                self.tigers = (self.tigers & !(1 << j.from().index())) | (1 << j.to().index());
                 for sq in j.captures() {
                     self.goats &= !(1 << sq.index());
                     self.eaten += 1;
@@ -485,8 +492,10 @@ fn forbidden(rules: &Rules, record: &[u64], key: u64) -> bool {
     rules.repetition() == Repetition::Forbid && record.contains(&key)
 }
 
-/// Calls `f` with every chain of jumps the tiger on `from` can make.
-/// `room` is how many captures are still allowed in this action.
+/// Calls `f` with `start` and every longer chain that goes on from it. The
+/// tiger of the chain stands on `at` (and in `tigers`), the goats it has
+/// captured are gone from `goats`, and `room` counts the last jump of
+/// `start` and every further one the action may still hold.
 fn for_each_chain(
     tigers: u32,
     goats: u32,
@@ -503,8 +512,9 @@ fn for_each_chain(
     for line in board::jump_lines(at) {
         if goats & (1 << line.over.index()) != 0 && empty & (1 << line.land.index()) != 0 {
             if let Some(next) = start.extended(line.land) {
+                // The tiger leaves `at` for the landing point.
                 for_each_chain(
-                    tigers,
+                    (tigers & !(1 << at.index())) | (1 << line.land.index()),
                     goats & !(1 << line.over.index()),
                     next,
                     line.land,
@@ -1004,6 +1014,8 @@ impl Position {
             Action::Step { from, to } => {
                 if !mine.contains(*from) {
                     IllegalAction::NotYourPiece
+                } else if !board::is_line(*from, *to) {
+                    IllegalAction::NotALine
                 } else if !empty.contains(*to) {
                     IllegalAction::Occupied
                 } else {
@@ -1020,6 +1032,13 @@ impl Position {
                 }
                 if !mine.contains(j.from()) {
                     return IllegalAction::NotYourPiece;
+                }
+                let mut at = j.from();
+                for &land in j.landings() {
+                    if board::jump_over(at, land).is_none() {
+                        return IllegalAction::NotALine;
+                    }
+                    at = land;
                 }
                 if j.len() > 1 && !self.rules.multi_jump() {
                     return IllegalAction::ChainNotAllowed;

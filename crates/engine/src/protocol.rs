@@ -1,0 +1,193 @@
+//! The engine line protocol (see `docs/engine-protocol.md`): one command
+//! a line in, zero or more answer lines out.
+//!
+//! ```
+//! use baghchal_engine::protocol::Session;
+//! use baghchal_engine::Engine;
+//!
+//! let mut session = Session::new(Engine::new());
+//! assert_eq!(session.handle("isready"), Some(vec!["readyok".to_owned()]));
+//! assert_eq!(session.handle("level 400"), Some(vec![]));
+//! assert_eq!(session.handle("position text T...T/...../...../.G.../T...T g 14 5 10"), Some(vec![]));
+//! assert_eq!(session.handle("go"), Some(vec!["bestmove none".to_owned()]));
+//! assert_eq!(session.handle("quit"), None);
+//! ```
+
+use std::io::{self, BufRead, Write};
+
+use baghchal_rules::{Action, Position, Rules};
+
+use crate::{Engine, Level};
+
+/// One conversation with the engine: the rules, position, level and seed
+/// set so far.
+pub struct Session {
+    engine: Engine,
+    rules: Rules,
+    position: Position,
+    level: Level,
+    seed: u64,
+}
+
+impl Session {
+    /// A session at the start of the house rules, at the top level, seed 0.
+    pub fn new(engine: Engine) -> Session {
+        Session {
+            engine,
+            rules: Rules::default(),
+            position: Position::default(),
+            level: Level::MAX,
+            seed: 0,
+        }
+    }
+
+    /// Answers one line: the lines to write back, or `None` for `quit`.
+    /// A malformed command answers `error <reason>` and changes nothing.
+    pub fn handle(&mut self, line: &str) -> Option<Vec<String>> {
+        let line = line.trim();
+        let (command, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let rest = rest.trim();
+        let answer = match command {
+            "" => Ok(vec![]),
+            "quit" => return None,
+            "isready" => Ok(vec!["readyok".to_owned()]),
+            "level" => self.level(rest),
+            "seed" => self.seed(rest),
+            "rules" => self.rules(rest),
+            "position" => self.position(rest),
+            "go" if rest.is_empty() => Ok(vec![self.go()]),
+            "go" => Err("go takes no arguments".to_owned()),
+            other => Err(format!("unknown command {other:?}")),
+        };
+        Some(answer.unwrap_or_else(|reason| vec![format!("error {reason}")]))
+    }
+
+    fn level(&mut self, rest: &str) -> Result<Vec<String>, String> {
+        self.level = rest
+            .parse()
+            .ok()
+            .and_then(Level::new)
+            .ok_or_else(|| format!("level {rest:?} is not one of 400, 500, ..., 2400"))?;
+        Ok(vec![])
+    }
+
+    fn seed(&mut self, rest: &str) -> Result<Vec<String>, String> {
+        self.seed = rest
+            .parse()
+            .map_err(|_| format!("seed {rest:?} is not a whole number"))?;
+        Ok(vec![])
+    }
+
+    fn rules(&mut self, rest: &str) -> Result<Vec<String>, String> {
+        self.rules = rest
+            .parse()
+            .map_err(|e| format!("invalid rules {rest:?}: {e}"))?;
+        self.position = Position::new(self.rules);
+        Ok(vec![])
+    }
+
+    fn position(&mut self, rest: &str) -> Result<Vec<String>, String> {
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let (mut position, tail) = match words.first() {
+            Some(&"startpos") => (Position::new(self.rules), &words[1..]),
+            Some(&"text") => {
+                if words.len() < 6 {
+                    return Err("position text needs BOARD SIDE IN_HAND EATEN PLY".to_owned());
+                }
+                let text = words[1..6].join(" ");
+                let position = Position::from_text(&text, self.rules)
+                    .map_err(|e| format!("invalid position {text:?}: {e}"))?;
+                (position, &words[6..])
+            }
+            _ => return Err("position needs startpos or text".to_owned()),
+        };
+        let actions = match tail.split_first() {
+            None => &[][..],
+            Some((&"moves", actions)) => actions,
+            Some((word, _)) => return Err(format!("expected moves, found {word:?}")),
+        };
+        for text in actions {
+            let action: Action = text
+                .parse()
+                .map_err(|e| format!("invalid action {text:?}: {e}"))?;
+            position
+                .play_mut(action)
+                .map_err(|e| format!("illegal action {text:?}: {e}"))?;
+        }
+        self.position = position;
+        Ok(vec![])
+    }
+
+    fn go(&self) -> String {
+        let seed = self.seed ^ (self.position.ply() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        match self.engine.choose(&self.position, self.level, seed) {
+            Some(action) => format!("bestmove {action}"),
+            None => "bestmove none".to_owned(),
+        }
+    }
+}
+
+/// Runs a session over `input` and `output` until `quit` or the end of
+/// the input, flushing after every answer.
+pub fn run(engine: Engine, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+    let mut session = Session::new(engine);
+    for line in input.lines() {
+        let Some(answer) = session.handle(&line?) else {
+            break;
+        };
+        for text in answer {
+            writeln!(output, "{text}")?;
+        }
+        output.flush()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(session: &mut Session, line: &str) -> Vec<String> {
+        session.handle(line).expect("not quit")
+    }
+
+    #[test]
+    fn malformed_lines_get_an_error_and_change_nothing() {
+        let mut s = Session::new(Engine::new());
+        answer(&mut s, "position startpos moves c3");
+        for line in [
+            "hello",
+            "level 450",
+            "level x",
+            "position",
+            "position startpos moves z9",
+            "position startpos moves a1-a2",
+            "position text T...T/...../..... g 20 0 0",
+            "position startpos c3",
+            "rules four-tigers",
+            "go now",
+            "seed -1",
+        ] {
+            let out = answer(&mut s, line);
+            assert_eq!(out.len(), 1, "{line}");
+            assert!(out[0].starts_with("error "), "{line}: {out:?}");
+        }
+        assert_eq!(
+            s.position.to_string(),
+            "T...T/...../..G../...../T...T t 19 0 1"
+        );
+        assert_eq!(s.level, Level::MAX);
+    }
+
+    #[test]
+    fn a_variant_applies_to_the_next_positions() {
+        let mut s = Session::new(Engine::new());
+        assert!(answer(&mut s, "rules three-tigers").is_empty());
+        answer(&mut s, "position startpos");
+        assert_eq!(s.position.in_hand(), 16);
+        answer(&mut s, "level 600");
+        let out = answer(&mut s, "go");
+        let action: Action = out[0]["bestmove ".len()..].parse().unwrap();
+        assert!(s.position.is_legal(&action));
+    }
+}
