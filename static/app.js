@@ -621,12 +621,13 @@ class TableView {
         if (msg.event.kind === 'played') this.moves = [...this.moves, msg.event.action];
         if (msg.event.kind === 'rematch_started') this.moves = [];
         const hadResult = Boolean(this.state && this.state.result);
+        const wasPlacing = this.state?.phase === 'placement' && this.state.game === msg.state.game;
         this.state = msg.state;
         this.pending = null;
         this.pendingAction = null;
         this.confirmResign = false;
         this.update(msg.event.kind === 'played');
-        this.announceEvent(msg.event, msg.state, hadResult);
+        this.announceEvent(msg.event, msg.state, hadResult, wasPlacing && msg.state.phase === 'movement');
         break;
       }
       case 'presence': {
@@ -725,8 +726,9 @@ class TableView {
    * @param {TableEvent} event
    * @param {GameState} s
    * @param {boolean} hadResult
+   * @param {boolean} placed this event placed the last goat
    */
-  announceEvent(event, s, hadResult) {
+  announceEvent(event, s, hadResult, placed) {
     /** @type {string[]} */
     const parts = [];
     switch (event.kind) {
@@ -753,6 +755,7 @@ class TableView {
         break;
       }
     }
+    if (placed) parts.push(t('announceAllPlaced'));
     if (s.result && !hadResult) parts.push(this.resultText(s));
     else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurn'));
     announce(parts.join('. '));

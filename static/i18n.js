@@ -127,6 +127,7 @@ const en = {
   announceRematchStarted: 'Game {n} begins; sides are swapped. You play {side}.',
   announceRematchStartedNeutral: 'Game {n} begins; sides are swapped.',
   announceYourTurn: 'Your turn.',
+  announceAllPlaced: 'Every goat is placed: now the goats move',
 
   // Results
   resultWin: '{side} win',
@@ -286,6 +287,7 @@ const ne = {
   announceRematchStarted: 'खेल {n} सुरु; पक्ष साटिए। तपाईं {side}।',
   announceRematchStartedNeutral: 'खेल {n} सुरु; पक्ष साटिए।',
   announceYourTurn: 'तपाईंको पालो।',
+  announceAllPlaced: 'सबै बाख्रा राखिए: अब बाख्रा चाल्छन्',
 
   resultWin: '{side} जिते',
   resultDraw: 'बराबरी',
