@@ -352,7 +352,7 @@ test('placement ends and the goats move: a game in the movement phase', async ()
     await waitPlies(host.page, ply);
   }
   await guest.page.waitForFunction(() => document.getElementById('counter-phase')?.textContent === 'movement');
-  assert.match(await text(guest.page, '#live'), /Every goat is placed: now the goats move/);
+  await guest.page.waitForFunction(() => /Every goat is placed: now the goats move/.test(document.getElementById('live')?.textContent || ''));
   assert.equal(await text(guest.page, '#counter-in-hand'), '0');
   // The tigers move first in the movement phase; then the goats step.
   const tiger = (await squaresNamed(guest.page, 'can move'))[0];
