@@ -825,7 +825,8 @@ class TableView {
     /** @type {string[]} */
     const list = [];
     if (v) {
-      if (v.goats_to_win !== undefined && v.goats_to_win !== null) list.push(t('rulesTarget', { n: v.goats_to_win }));
+      const target = v.three_tigers ? 4 : 5;
+      if (v.goats_to_win !== undefined && v.goats_to_win !== null && v.goats_to_win !== target) list.push(t('rulesTarget', { n: v.goats_to_win }));
       if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
       if (v.multi_jump) list.push(t('rulesMultiJump'));
       if (v.three_tigers) list.push(t('rulesThreeTigers'));
@@ -1039,7 +1040,9 @@ class TableView {
         );
       }),
     );
-    e.spectators.textContent = p ? t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats }) : '';
+    if (!p) e.spectators.textContent = '';
+    else if (p.spectator_seats === 0) e.spectators.textContent = t('noSpectatorSeats');
+    else e.spectators.textContent = t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats });
     const tally = s.tally;
     const gameNo = t('game', { n: s.game });
     if (this.player) {

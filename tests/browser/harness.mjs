@@ -222,6 +222,9 @@ export async function seriousViolations(page) {
  */
 export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // Pictures of the page at rest, not of a piece mid-move or a hover.
+  await page.mouse.move(0, 0);
+  await page.waitForFunction(() => document.getAnimations().length === 0);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
 
