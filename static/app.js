@@ -933,6 +933,10 @@ class TableView {
       this.copyState[kind] = t('copyFailed');
     }
     status.textContent = this.copyState[kind];
+    window.setTimeout(() => {
+      delete this.copyState[kind];
+      status.textContent = '';
+    }, 4000);
   }
 
   renderWatch() {
