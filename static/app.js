@@ -23,6 +23,7 @@ import { t, setLang, lang, num } from './i18n.js';
  * What this browser keeps of a seat, per table.
  * @typedef {object} StoredSeat
  * @property {string} secret
+ * @property {import('./wire.js').Player} [player] which seat the secret holds
  * @property {string | null} [opponent_link]
  * @property {string | null} [spectator_link]
  */
@@ -405,7 +406,7 @@ class HomeView {
       const created = /** @type {TableCreated} */ (json);
       this.busy = false;
       if (created.secret) {
-        saveSeat(created.table, { secret: created.secret, opponent_link: created.opponent_link, spectator_link: created.spectator_link });
+        saveSeat(created.table, { secret: created.secret, player: 'host', opponent_link: created.opponent_link, spectator_link: created.spectator_link });
         navigate(`/t/${encodeURIComponent(created.table)}#seat=${encodeURIComponent(created.secret)}`);
       } else if (created.spectator_link) {
         navigate(localPath(created.spectator_link));
@@ -440,7 +441,7 @@ class TableView {
     if (seat) {
       this.token = seat;
       this.tokenKind = 'seat';
-    } else if (invite && stored) {
+    } else if (invite && stored && stored.player === 'guest') {
       // This browser already claimed the seat: reconnect it.
       this.token = stored.secret;
       this.tokenKind = 'seat';
@@ -591,11 +592,15 @@ class TableView {
         if (msg.secret) {
           this.token = msg.secret;
           this.tokenKind = 'seat';
-          saveSeat(this.table, { secret: msg.secret });
+          // One browser may hold both seats (two tabs): the host's record,
+          // with its links, is kept; this tab's fragment holds the guest's.
+          if (loadSeat(this.table)?.player !== 'host') saveSeat(this.table, { secret: msg.secret, player: 'guest' });
           history.replaceState(null, '', `/t/${encodeURIComponent(this.table)}#seat=${encodeURIComponent(msg.secret)}`);
         } else if (msg.role === 'player' && this.tokenKind === 'seat' && this.token) {
           const stored = loadSeat(this.table);
-          if (!stored || stored.secret !== this.token) saveSeat(this.table, { secret: this.token });
+          if (!stored || (stored.secret !== this.token && (stored.player !== 'host' || msg.player === 'host'))) {
+            saveSeat(this.table, { secret: this.token, player: msg.player });
+          }
         }
         // A reconnect keeps the view (and the focus); a first join builds it.
         if (this.el && this.el.role === msg.role) this.update();
@@ -928,6 +933,10 @@ class TableView {
       this.copyState[kind] = t('copyFailed');
     }
     status.textContent = this.copyState[kind];
+    window.setTimeout(() => {
+      delete this.copyState[kind];
+      status.textContent = '';
+    }, 4000);
   }
 
   renderWatch() {

@@ -398,6 +398,27 @@ test('the computer plays itself at a bots table, watched through its link', asyn
   await p.context.close();
 });
 
+test('one browser can hold both seats of a table in two tabs', async () => {
+  const p = await newPage(browser);
+  await createTable(p.page, server.url, { opponent: 'friend', side: 'goats' });
+  const invite = await link(p.page, 'opponent');
+  const tab = await p.context.newPage();
+  await tab.goto(invite);
+  await tab.waitForURL(/#seat=/);
+  await waitPlies(tab);
+  assert.match(await text(tab, '#seat-tigers .seat-name'), /\(you\)/);
+  await p.page.waitForFunction(() => document.querySelector('#seat-tigers .seat-state')?.textContent === 'connected');
+  await playByMouse(p.page, 'c3');
+  await waitPlies(tab, 1);
+  // The host's tab keeps its seat and its links after a refresh.
+  await p.page.reload();
+  await waitPlies(p.page, 1);
+  assert.match(await text(p.page, '#seat-goats .seat-name'), /\(you\)/);
+  assert.equal(await link(p.page, 'opponent'), invite);
+  clean(p);
+  await p.context.close();
+});
+
 test('a full gallery and an unknown link get clear pages', async () => {
   const host = await newPage(browser);
   await createTable(host.page, server.url, { opponent: 'friend', spectators: 1 });
