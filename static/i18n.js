@@ -346,14 +346,15 @@ export function setLang(l) {
   current = l;
 }
 
-const NEPALI_DIGITS = new Intl.NumberFormat('ne-NP-u-nu-deva', { useGrouping: false });
+const NEPALI_DIGITS = '०१२३४५६७८९';
 
 /**
  * Formats a number in the current language's digits.
  * @param {number} n
  */
 export function num(n) {
-  return current === 'ne' ? NEPALI_DIGITS.format(n) : String(n);
+  const s = String(n);
+  return current === 'ne' ? s.replace(/[0-9]/g, (d) => NEPALI_DIGITS[Number(d)]) : s;
 }
 
 /**

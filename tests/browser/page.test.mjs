@@ -79,6 +79,10 @@ test('the home page offers every table option and passes an accessibility scan',
   assert.equal(await page.locator('html').getAttribute('lang'), 'ne');
   assert.equal(await text(page, '#site-title'), 'बाघचाल');
   assert.match(await text(page, 'form.create'), /बाख्रा/);
+  // Numbers in Devanagari digits: the computer's level, 400 to 2400.
+  await page.locator('input[name="opponent"][value="computer"]').check();
+  await page.locator('#level').fill('2400');
+  assert.equal(await text(page, '#level-out'), '२४००');
   await page.reload();
   assert.equal(await text(page, '#site-title'), 'बाघचाल');
   assert.deepEqual(await seriousViolations(page), []);
