@@ -515,6 +515,41 @@ test('the page reconnects by itself when the server restarts, and catches up', a
   await host.context.close();
 });
 
+test('a player who drops off catches up on the missed moves with since', async () => {
+  const host = await newPage(browser);
+  await createTable(host.page, server.url, { opponent: 'friend', side: 'goats' });
+  const guest = await newPage(browser);
+  /** @type {string[]} */
+  const hellos = [];
+  guest.page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => {
+      if (typeof f.payload === 'string' && f.payload.includes('"hello"')) hellos.push(f.payload);
+    });
+  });
+  await guest.page.goto(await link(host.page, 'opponent'));
+  await waitPlies(guest.page);
+  await playByMouse(host.page, 'c3');
+  await waitPlies(guest.page, 1);
+  await playByMouse(guest.page, 'a1-b2');
+  await waitPlies(host.page, 2);
+
+  await guest.context.setOffline(true);
+  await guest.page.getByText('Connection lost. Reconnecting…').waitFor();
+  await host.page.waitForFunction(() => document.querySelector('#seat-tigers .seat-state')?.textContent === 'not connected');
+  await playByMouse(host.page, 'd4');
+  await guest.context.setOffline(false);
+  await waitPlies(guest.page, 3);
+  assert.deepEqual(await plies(guest.page), ['c3', 'a1-b2', 'd4']);
+  await guest.page.locator('.board-root.playable').waitFor();
+  const last = JSON.parse(hellos[hellos.length - 1]);
+  assert.ok(hellos.length >= 2);
+  assert.equal(typeof last.since, 'number');
+  assert.equal(JSON.parse(hellos[0]).since, undefined);
+  clean(host);
+  clean(guest, /WebSocket connection to .* failed/);
+  for (const p of [host, guest]) await p.context.close();
+});
+
 test('the board offers a chain of jumps one landing at a time, and stopping early', async () => {
   // The multi-jump variant's actions, drawn by the board component alone.
   const p = await newPage(browser);
