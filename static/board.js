@@ -238,6 +238,10 @@ export class Board {
       }
       if (!(e.target instanceof HTMLElement && e.target.closest('.point-button'))) this.deselect();
     });
+    // So does a click anywhere else on the page.
+    document.addEventListener('click', (e) => {
+      if (e.target instanceof Node && !this.root.contains(e.target)) this.deselect();
+    });
     grid.addEventListener('pointerdown', (e) => this.dragStart(e));
     window.addEventListener('pointermove', (e) => this.dragMove(e));
     window.addEventListener('pointerup', (e) => this.dragEnd(e));
