@@ -153,8 +153,12 @@ test('two friends play to a finish through the opponent link while a third watch
   assert.equal(await guest.page.locator('.selection-ring').count(), 1);
   assert.match((await point(guest.page, 'a1').getAttribute('aria-label')) || '', /^a1, tiger, selected/);
   assert.deepEqual((await squaresNamed(guest.page, 'you can jump here')).sort(), ['c3']);
-  // A tap elsewhere drops the selection.
+  // A tap elsewhere drops the selection, on the board or off it.
   await point(guest.page, 'd3').tap();
+  assert.equal(await guest.page.locator('.selection-ring').count(), 0);
+  await point(guest.page, 'a1').tap();
+  assert.equal(await guest.page.locator('.selection-ring').count(), 1);
+  await guest.page.locator('.moves').tap();
   assert.equal(await guest.page.locator('.selection-ring').count(), 0);
   await point(guest.page, 'a1').tap();
   await point(guest.page, 'c3').tap();
