@@ -22,8 +22,9 @@ use crate::token::{Token, TokenHash};
 pub const EVENT_LOG_LEN: usize = 256;
 /// Client ids remembered per player, to acknowledge a resent action.
 const RECENT_IDS: usize = 1024;
-/// Messages queued for one connection before it counts as too slow.
-pub const OUTBOX_LEN: usize = 256;
+/// Messages queued for one connection before it counts as too slow: room
+/// for a welcome, a full replay of the event log and a presence.
+pub const OUTBOX_LEN: usize = EVENT_LOG_LEN + 64;
 /// Commands queued for a table.
 const INBOX_LEN: usize = 1024;
 

@@ -169,3 +169,35 @@ async fn after_a_restart_the_computer_resumes_its_turn(db: &TestDb) {
     server.stop().await;
 }
 on_both!(after_a_restart_the_computer_resumes_its_turn);
+
+async fn a_client_too_far_behind_gets_a_snapshot(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.pace.bots_move = std::time::Duration::from_millis(1);
+    let server = TestServer::start_with(config).await;
+    let mut req = request(Opponent::Bots, 3);
+    req.level = Some(400);
+    let created = server.create(&req).await;
+    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let mut spectator = server.connect().await;
+    spectator.hello(&created.table, &watch, None).await;
+    // More events than the server keeps in memory.
+    let limit = baghchal_server::table::EVENT_LOG_LEN as u64 + 10;
+    while spectator.version < limit {
+        spectator.recv().await;
+    }
+    let now = spectator.version;
+
+    let mut late = server.connect().await;
+    let joined = late.hello(&created.table, &watch, Some(1)).await;
+    let (version, _, _) = joined.snapshot().expect("a snapshot when too far behind");
+    assert!(version >= now);
+
+    let mut recent = server.connect().await;
+    let joined = recent.hello(&created.table, &watch, Some(now - 3)).await;
+    assert!(joined.snapshot().is_none());
+    let replayed = versions(&joined.replay);
+    assert!(replayed.len() >= 3);
+    assert_eq!(replayed[..3], [now - 2, now - 1, now]);
+    server.stop().await;
+}
+on_both!(a_client_too_far_behind_gets_a_snapshot);
