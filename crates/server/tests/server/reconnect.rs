@@ -201,3 +201,59 @@ async fn a_client_too_far_behind_gets_a_snapshot(db: &TestDb) {
     server.stop().await;
 }
 on_both!(a_client_too_far_behind_gets_a_snapshot);
+
+async fn a_table_unloaded_when_idle_comes_back_whole(db: &TestDb) {
+    // Every table leaves memory as soon as nobody is connected.
+    let mut config = TestServer::config(db);
+    config.idle_timeout = std::time::Duration::ZERO;
+    let server = TestServer::start_with(config).await;
+    let created = server.create(&request(Opponent::Friend, 0)).await;
+    let secret = created.secret.clone().unwrap();
+
+    let mut host = server.connect().await;
+    host.hello(&created.table, &secret, None).await;
+    host.send(&ClientMessage::Action {
+        id: "one".into(),
+        action: "c3".into(),
+    })
+    .await;
+    host.sync().await;
+    host.close().await;
+
+    let mut guest = server.connect().await;
+    let joined = guest
+        .hello(
+            &created.table,
+            &token_of(created.opponent_link.as_deref().unwrap()),
+            None,
+        )
+        .await;
+    let guest_secret = joined.secret().unwrap();
+    assert_eq!(joined.snapshot().unwrap().1, vec!["c3"]);
+    guest.play_acked("a1-b2").await;
+    guest.close().await;
+
+    let (status, body) = server
+        .get(&format!("/api/tables/{}/games/1", created.table))
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let mut host = server.connect().await;
+    let joined = host.hello(&created.table, &secret, None).await;
+    assert_eq!(joined.snapshot().unwrap().1, vec!["c3", "a1-b2"]);
+    host.send(&ClientMessage::Action {
+        id: "one".into(),
+        action: "c3".into(),
+    })
+    .await;
+    assert_eq!(
+        host.sync().await,
+        vec![ServerMessage::Ack { id: "one".into() }]
+    );
+    host.play_acked("c1").await;
+    let mut guest = server.connect().await;
+    let joined = guest.hello(&created.table, &guest_secret, None).await;
+    assert_eq!(joined.snapshot().unwrap().0, 3);
+    server.stop().await;
+}
+on_both!(a_table_unloaded_when_idle_comes_back_whole);
