@@ -74,6 +74,9 @@ impl Default for Pace {
     }
 }
 
+/// How an idle table takes itself out of the registry: its id and handle.
+pub type Forget = Arc<dyn Fn(&str, &TableHandle) + Send + Sync>;
+
 /// What every table shares: the database, the computer, the pace.
 #[derive(Clone)]
 pub struct TableContext {
@@ -87,7 +90,7 @@ pub struct TableContext {
     /// memory.
     pub idle_timeout: Duration,
     /// Called by an idle table to leave the registry.
-    pub forget: Arc<dyn Fn(&str, &TableHandle) + Send + Sync>,
+    pub forget: Forget,
 }
 
 enum Command {
