@@ -52,7 +52,7 @@ pub(crate) fn rank_set(mut mask: u32) -> u32 {
 const LOW_BITS: usize = 11;
 
 /// The colex rank of each set of the low points.
-const LOW_RANK: [u32; 1 << LOW_BITS] = {
+static LOW_RANK: [u32; 1 << LOW_BITS] = {
     let mut t = [0u32; 1 << LOW_BITS];
     let mut m = 0;
     while m < 1 << LOW_BITS {
@@ -74,7 +74,7 @@ const LOW_RANK: [u32; 1 << LOW_BITS] = {
 
 /// What a set of the high points adds to the colex rank, by how many low
 /// points precede them (at most 10: the smaller of goats and empty points).
-const HIGH_RANK: [[u32; 11]; 1 << (FREE - LOW_BITS)] = {
+static HIGH_RANK: [[u32; 11]; 1 << (FREE - LOW_BITS)] = {
     let mut t = [[0u32; 11]; 1 << (FREE - LOW_BITS)];
     let mut m = 0;
     while m < 1 << (FREE - LOW_BITS) {
