@@ -258,7 +258,7 @@ proptest! {
             if legal.is_empty() {
                 break;
             }
-            if pos.ply() % 16 == 0 {
+            if pos.ply().is_multiple_of(16) {
                 prop_assert_eq!(baghchal_rules::perft(&pos, 2), naive.perft(2), "{}", pos);
             }
             let action = pick(&pos.legal_actions(), c);
