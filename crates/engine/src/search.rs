@@ -121,6 +121,7 @@ pub(crate) struct Search<'a> {
     killers: [[Option<Action>; 2]; MAX_PLY],
     history: Box<[[i32; 25]; 26]>,
     buffers: Vec<Vec<Action>>,
+    keyed: Vec<(i32, Action)>,
     nodes: u64,
     node_limit: u64,
     stopped: bool,
@@ -144,6 +145,7 @@ impl<'a> Search<'a> {
             killers: [[None; 2]; MAX_PLY],
             history: Box::new([[0; 25]; 26]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
+            keyed: Vec::with_capacity(64),
             nodes: 0,
             node_limit: u64::MAX,
             stopped: false,
@@ -408,9 +410,11 @@ impl<'a> Search<'a> {
 
     /// Table action first, then captures (longest first), killers, and the
     /// rest by history.
-    fn order(&self, actions: &mut [Action], table_action: Option<Action>, ply: usize) {
+    fn order(&mut self, actions: &mut [Action], table_action: Option<Action>, ply: usize) {
         let killers = self.killers[ply];
-        actions.sort_by_cached_key(|a| {
+        let keyed = &mut self.keyed;
+        keyed.clear();
+        keyed.extend(actions.iter().map(|a| {
             let key = if Some(*a) == table_action {
                 1 << 30
             } else if let Action::Jump(j) = a {
@@ -423,8 +427,12 @@ impl<'a> Search<'a> {
                 let from = a.from().map_or(25, |s| s.index());
                 self.history[from][a.to().index()].min((1 << 27) - 1)
             };
-            -key
-        });
+            (key, *a)
+        }));
+        keyed.sort_by_key(|&(key, _)| std::cmp::Reverse(key));
+        for (slot, &(_, a)) in actions.iter_mut().zip(keyed.iter()) {
+            *slot = a;
+        }
     }
 }
 
