@@ -168,10 +168,13 @@ fn play(engine: &Engine, fixture: Fixture, opening: u16) -> Played {
     }
 }
 
-/// Ratings with their 95% error bars.
+/// Ratings with their 95% error bars, and the goats' edge.
 struct Fit {
     ratings: Vec<f64>,
     errors: Vec<f64>,
+    /// Elo points the goat side is worth (negative: the tigers' side is
+    /// the stronger one at equal levels).
+    goat_edge: f64,
 }
 
 /// The expected score of a rating difference `d` (Elo's logistic curve).
@@ -179,20 +182,22 @@ fn expected(d: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-d / 400.0))
 }
 
-/// Maximum-likelihood Bradley-Terry ratings: each game scores 1, ½ or 0.
-/// One virtual draw between each pair of adjacent levels keeps a level
-/// that won or lost everything finite. Anchored so that the mean rating
-/// is the mean label.
+/// Maximum-likelihood Bradley-Terry ratings with a side term: the goats'
+/// expected score is `expected(goats - tigers + edge)`, each game scoring
+/// 1, ½ or 0. One virtual draw each way between adjacent levels keeps a
+/// level that won or lost everything finite. Anchored so that the mean
+/// rating is the mean label.
 fn fit(levels: &[Level], played: &[Played]) -> Fit {
     let n = levels.len();
+    let edge = n;
     let index = |l: Level| {
         levels
             .iter()
             .position(|&x| x == l)
             .expect("a playing level")
     };
-    // (i, j, score of i, weight)
-    let mut results: Vec<(usize, usize, f64, f64)> = played
+    // (goat side, tiger side, goats' score, weight, with the side term)
+    let mut results: Vec<(usize, usize, f64, f64, bool)> = played
         .iter()
         .map(|p| {
             let (g, t) = (index(p.fixture.goats), index(p.fixture.tigers));
@@ -201,65 +206,78 @@ fn fit(levels: &[Level], played: &[Played]) -> Fit {
                 Some(Side::Tiger) => 0.0,
                 None => 0.5,
             };
-            (g, t, score, 1.0)
+            (g, t, score, 1.0, true)
         })
         .collect();
     for i in 1..n {
-        results.push((i - 1, i, 0.5, 1.0));
+        results.push((i - 1, i, 0.5, 1.0, false));
     }
     let scale = 10f64.ln() / 400.0;
-    let mut r = vec![0.0f64; n];
-    let mut hessian = vec![vec![0.0f64; n]; n];
-    for _ in 0..200 {
-        let mut gradient = vec![0.0f64; n];
+    let mut x = vec![0.0f64; n + 1];
+    let mut hessian = vec![vec![0.0f64; n + 1]; n + 1];
+    for _ in 0..100 {
+        let mut gradient = vec![0.0f64; n + 1];
         for row in hessian.iter_mut() {
             row.fill(0.0);
         }
-        for &(i, j, s, w) in &results {
-            let p = expected(r[i] - r[j]);
-            gradient[i] += w * scale * (s - p);
-            gradient[j] -= w * scale * (s - p);
+        for &(i, j, s, w, sided) in &results {
+            let side = if sided { x[edge] } else { 0.0 };
+            let p = expected(x[i] - x[j] + side);
+            let mut v = vec![(i, 1.0), (j, -1.0)];
+            if sided {
+                v.push((edge, 1.0));
+            }
             let h = w * scale * scale * p * (1.0 - p);
-            hessian[i][i] += h;
-            hessian[j][j] += h;
-            hessian[i][j] -= h;
-            hessian[j][i] -= h;
+            for &(a, va) in &v {
+                gradient[a] += va * w * scale * (s - p);
+                for &(b, vb) in &v {
+                    hessian[a][b] += h * va * vb;
+                }
+            }
         }
-        // Newton step on the subspace of zero-sum ratings.
-        let step = solve(&pinv(&hessian), &gradient);
+        // Newton step on the subspace where the ratings sum to zero.
+        let step = solve(&pinv(&hessian, n), &gradient);
         let mut largest = 0.0f64;
-        for k in 0..n {
-            r[k] += step[k];
+        for k in 0..=n {
+            x[k] += step[k].clamp(-400.0, 400.0);
             largest = largest.max(step[k].abs());
         }
         if largest < 1e-6 {
             break;
         }
     }
-    let covariance = pinv(&hessian);
+    let covariance = pinv(&hessian, n);
     let mean_label = levels.iter().map(|l| l.get() as f64).sum::<f64>() / n as f64;
-    let mean = r.iter().sum::<f64>() / n as f64;
+    let mean = x[..n].iter().sum::<f64>() / n as f64;
     Fit {
-        ratings: r.iter().map(|x| x - mean + mean_label).collect(),
+        ratings: x[..n].iter().map(|r| r - mean + mean_label).collect(),
         errors: (0..n)
             .map(|k| 1.96 * covariance[k][k].max(0.0).sqrt())
             .collect(),
+        goat_edge: x[edge],
     }
 }
 
 /// The pseudo-inverse of an information matrix whose null space is the
-/// all-ones vector: (H + J/n)⁻¹ − J/n.
-fn pinv(h: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let n = h.len();
+/// ratings' common shift (ones on the first `n` coordinates):
+/// (H + uuᵀ)⁻¹ − uuᵀ with u that shift, normalised.
+fn pinv(h: &[Vec<f64>], n: usize) -> Vec<Vec<f64>> {
     let j = 1.0 / n as f64;
+    let shift = |a: usize, b: usize| if a < n && b < n { j } else { 0.0 };
     let shifted: Vec<Vec<f64>> = h
         .iter()
-        .map(|row| row.iter().map(|x| x + j).collect())
+        .enumerate()
+        .map(|(a, row)| {
+            row.iter()
+                .enumerate()
+                .map(|(b, x)| x + shift(a, b))
+                .collect()
+        })
         .collect();
     let mut inverse = invert(&shifted);
-    for row in inverse.iter_mut() {
-        for x in row.iter_mut() {
-            *x -= j;
+    for (a, row) in inverse.iter_mut().enumerate() {
+        for (b, x) in row.iter_mut().enumerate() {
+            *x -= shift(a, b);
         }
     }
     inverse
@@ -347,7 +365,8 @@ fn report(args: &Args, levels: &[Level], played: &[Played], fit: &Fit, seconds: 
          levels and the pairs {:?} steps apart played {} games each, in twos \
          from the same seeded opening ({} random plies) with the sides swapped. \
          Ratings are a maximum-likelihood Bradley-Terry (Elo) fit with draws as \
-         half points and one virtual draw between adjacent levels, anchored so \
+         half points, a term for the side played, and one virtual draw between \
+         adjacent levels, anchored so \
          that their mean is the labels' mean; ± is a 95% interval.\n",
         args.span.iter().filter(|&&s| s > 0).collect::<Vec<_>>(),
         args.games.div_ceil(2) * 2,
@@ -358,12 +377,14 @@ fn report(args: &Args, levels: &[Level], played: &[Played], fit: &Fit, seconds: 
     let mean_plies = played.iter().map(|p| p.plies as f64).sum::<f64>() / played.len() as f64;
     let _ = writeln!(
         out,
-        "{} games ({} drawn, {:.0} plies on average) in {:.0} s on {} threads.\n",
+        "{} games ({} drawn, {:.0} plies on average) in {:.0} s on {} threads. \
+         At equal levels the goats' side is worth {:+.0} Elo.\n",
         played.len(),
         draws,
         mean_plies,
         seconds,
-        args.threads
+        args.threads,
+        fit.goat_edge
     );
     let _ = writeln!(
         out,
@@ -534,16 +555,16 @@ mod tests {
     fn a_stronger_record_fits_a_higher_rating_and_the_mean_is_anchored() {
         let levels = vec![level(400), level(500), level(600)];
         let mut games = Vec::new();
-        for _ in 0..10 {
-            // 500 beats 400 three times in four; 600 beats 500 likewise.
-            games.push(played(500, 400, Some(Side::Goat)));
-            games.push(played(400, 500, Some(Side::Tiger)));
-            games.push(played(500, 400, Some(Side::Goat)));
-            games.push(played(400, 500, Some(Side::Goat)));
-            games.push(played(600, 500, Some(Side::Goat)));
-            games.push(played(500, 600, Some(Side::Tiger)));
-            games.push(played(600, 500, Some(Side::Goat)));
-            games.push(played(500, 600, Some(Side::Goat)));
+        for _ in 0..5 {
+            // The higher level scores 3 of 4 on each side.
+            for (low, high) in [(400, 500), (500, 600)] {
+                for _ in 0..3 {
+                    games.push(played(high, low, Some(Side::Goat)));
+                    games.push(played(low, high, Some(Side::Tiger)));
+                }
+                games.push(played(high, low, Some(Side::Tiger)));
+                games.push(played(low, high, Some(Side::Goat)));
+            }
         }
         let fit = fit(&levels, &games);
         let mean = fit.ratings.iter().sum::<f64>() / 3.0;
@@ -553,6 +574,25 @@ mod tests {
         assert!((170.0..191.0).contains(&gap), "{gap}");
         assert!((fit.ratings[2] - fit.ratings[1] - gap).abs() < 1.0);
         assert!(fit.errors.iter().all(|&e| e > 0.0 && e < 200.0));
+        assert!(fit.goat_edge.abs() < 1.0, "{}", fit.goat_edge);
+    }
+
+    #[test]
+    fn the_side_term_takes_up_a_side_that_wins_more() {
+        let levels = vec![level(400), level(500)];
+        let mut games = Vec::new();
+        for _ in 0..10 {
+            // Equal levels; the tigers win 3 of 4.
+            for (g, t) in [(400, 500), (500, 400)] {
+                games.push(played(g, t, Some(Side::Tiger)));
+                games.push(played(g, t, Some(Side::Tiger)));
+                games.push(played(g, t, Some(Side::Tiger)));
+                games.push(played(g, t, Some(Side::Goat)));
+            }
+        }
+        let fit = fit(&levels, &games);
+        assert!((fit.ratings[0] - fit.ratings[1]).abs() < 1.0);
+        assert!((fit.goat_edge + 191.0).abs() < 2.0, "{}", fit.goat_edge);
     }
 
     #[test]
