@@ -58,7 +58,8 @@ impl Skill {
             depth,
             nodes,
             noise,
-            tt_bits: if nodes > 500_000 { 18 } else { 16 },
+            // About one entry per node searched.
+            tt_bits: (64 - nodes.leading_zeros()).clamp(10, 20) as u8,
         }
     }
 
