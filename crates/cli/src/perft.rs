@@ -11,6 +11,7 @@ pub struct Args {
     /// The position text (`BOARD SIDE IN_HAND EATEN PLY`), or `startpos`.
     position: String,
     /// How many actions deep to count.
+    #[arg(allow_hyphen_values = true)]
     depth: String,
     /// Actions played from the position first, in notation.
     actions: Vec<String>,

@@ -301,6 +301,10 @@ pub enum IllegalAction {
     CannotPlace,
     /// No piece of the side to move stands on the starting point.
     NotYourPiece,
+    /// No line of the board joins the points that way: a step between
+    /// points that are not neighbours, or a jump that is not two points
+    /// along one line.
+    NotALine,
     /// The destination is occupied.
     Occupied,
     /// Goats never jump.
@@ -323,6 +327,7 @@ impl IllegalAction {
             IllegalAction::MustPlace => "must_place",
             IllegalAction::CannotPlace => "cannot_place",
             IllegalAction::NotYourPiece => "not_your_piece",
+            IllegalAction::NotALine => "not_a_line",
             IllegalAction::Occupied => "occupied",
             IllegalAction::GoatsCannotJump => "goats_cannot_jump",
             IllegalAction::NothingToCapture => "nothing_to_capture",
@@ -340,6 +345,7 @@ impl fmt::Display for IllegalAction {
             IllegalAction::MustPlace => "goats must be placed while any are in hand",
             IllegalAction::CannotPlace => "no goat can be placed now",
             IllegalAction::NotYourPiece => "no piece of the side to move stands there",
+            IllegalAction::NotALine => "no line of the board joins those points that way",
             IllegalAction::Occupied => "that point is occupied",
             IllegalAction::GoatsCannotJump => "goats never jump",
             IllegalAction::NothingToCapture => "a jump must pass over a goat",
@@ -1008,6 +1014,8 @@ impl Position {
             Action::Step { from, to } => {
                 if !mine.contains(*from) {
                     IllegalAction::NotYourPiece
+                } else if !board::is_line(*from, *to) {
+                    IllegalAction::NotALine
                 } else if !empty.contains(*to) {
                     IllegalAction::Occupied
                 } else {
@@ -1024,6 +1032,13 @@ impl Position {
                 }
                 if !mine.contains(j.from()) {
                     return IllegalAction::NotYourPiece;
+                }
+                let mut at = j.from();
+                for &land in j.landings() {
+                    if board::jump_over(at, land).is_none() {
+                        return IllegalAction::NotALine;
+                    }
+                    at = land;
                 }
                 if j.len() > 1 && !self.rules.multi_jump() {
                     return IllegalAction::ChainNotAllowed;

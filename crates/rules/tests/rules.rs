@@ -299,3 +299,29 @@ fn a_record_replays_to_the_same_game() {
     assert_eq!(game.record().to_string(), text);
     assert_eq!(game.position().ply(), 4);
 }
+
+#[test]
+fn a_step_or_jump_off_the_lines_is_refused_as_such() {
+    let p = play(Position::default(), "c3");
+    let off = [
+        Action::Step {
+            from: Square::A1,
+            to: Square::C1,
+        },
+        Action::Step {
+            from: Square::E5,
+            to: Square::E5,
+        },
+        Action::Jump(baghchal_rules::Jump::single(Square::A1, Square::B3)),
+    ];
+    for action in off {
+        assert_eq!(p.check(&action), Err(IllegalAction::NotALine), "{action}");
+    }
+    // b2 has diagonals, b3 has none: no step b3-c4, no jump b3xd5.
+    let p = pos("T...T/...../.T.../..G../T.... t 19 0 3", "standard");
+    let step = Action::Step {
+        from: Square::B3,
+        to: Square::C4,
+    };
+    assert_eq!(p.check(&step), Err(IllegalAction::NotALine));
+}
