@@ -1,10 +1,113 @@
-//! `baghchal serve`.
+//! `baghchal serve`: the table server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use baghchal_engine::Engine;
+use baghchal_server::Config;
+use baghchal_tablebase::Tablebase;
+use tracing_subscriber::EnvFilter;
 
 /// Options of `baghchal serve`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The address to listen on (port 0 picks a free port).
+    #[arg(long, env = "BAGHCHAL_ADDR", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// The database: sqlite://FILE?mode=rwc or postgres://USER@HOST/DB.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://baghchal.db?mode=rwc"
+    )]
+    database_url: String,
+    /// The base URL of the links handed out (default: http://ADDR).
+    #[arg(long, env = "BAGHCHAL_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// The log filter, e.g. info or baghchal_server=debug.
+    #[arg(long = "log", env = "RUST_LOG", default_value = "info")]
+    log: String,
+    /// The page's files.
+    #[arg(long, env = "BAGHCHAL_STATIC_DIR", default_value = "static")]
+    static_dir: PathBuf,
+    /// The movement-phase tablebase (default: baghchal.tb when it exists).
+    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
+    tablebase: Option<PathBuf>,
+}
 
 /// Runs `baghchal serve`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("baghchal serve is not available in this build yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_new(&args.log).context("--log")?)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let engine = match tablebase_path(args.tablebase.as_deref()) {
+        Some(path) => {
+            let tablebase = Tablebase::load(&path)
+                .with_context(|| format!("loading the tablebase {}", path.display()))?;
+            tracing::info!(path = %path.display(), "tablebase loaded");
+            Engine::with_tablebase(Arc::new(tablebase))
+        }
+        None => Engine::new(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("binding {}", args.addr))?;
+        let addr = listener.local_addr()?;
+        let public_url = args.public_url.unwrap_or_else(|| format!("http://{addr}"));
+        let mut config = Config::new(args.database_url, public_url);
+        config.static_dir = args.static_dir;
+        config.bot = Arc::new(engine);
+        // Harnesses read this line to find a server started on port 0.
+        println!("listening on http://{addr}");
+        baghchal_server::run(listener, config, shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+/// The tablebase to load: the one named, or baghchal.tb when present.
+fn tablebase_path(named: Option<&std::path::Path>) -> Option<PathBuf> {
+    match named {
+        Some(path) => Some(path.to_owned()),
+        None => {
+            let default = PathBuf::from("baghchal.tb");
+            default.exists().then_some(default)
+        }
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
 }

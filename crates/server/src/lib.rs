@@ -1,1 +1,189 @@
-//! The table server.
+//! The authoritative Bagh-Chal table server.
+//!
+//! Each table is one task ([`table`]) that owns its games, seats and
+//! gallery and validates every action through the rules crate; the
+//! registry ([`tables`]) finds, creates and loads tables; every accepted
+//! event is stored ([`storage`], SQLite or PostgreSQL) before it is
+//! acknowledged or broadcast. Clients speak the websocket protocol of
+//! `docs/protocol.md` ([`ws`]) and create tables over HTTP ([`http`]).
+//!
+//! The binary is thin: it parses its options into a [`Config`], binds a
+//! listener and calls [`run`]; tests do the same on port 0.
+
+#![warn(missing_docs)]
+
+pub mod bot;
+pub mod http;
+pub mod options;
+pub mod play;
+pub mod storage;
+pub mod table;
+pub mod tables;
+pub mod token;
+pub mod ws;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{DefaultBodyLimit, State, WebSocketUpgrade};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use baghchal_protocol::MAX_FRAME_BYTES;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+
+use crate::bot::{Bot, Computer};
+use crate::storage::{Storage, StorageError};
+use crate::table::{Pace, TableContext};
+use crate::tables::{Tables, TablesError};
+
+/// How a server runs.
+#[derive(Clone)]
+pub struct Config {
+    /// `sqlite://...` or `postgres://...`.
+    pub database_url: String,
+    /// The base of the links handed out, e.g. `https://baghchal.example`.
+    pub public_url: String,
+    /// The page's files.
+    pub static_dir: PathBuf,
+    /// The computer player.
+    pub bot: Arc<dyn Bot>,
+    /// Positions the computer may think about at once.
+    pub bot_threads: usize,
+    /// The computer's pace.
+    pub pace: Pace,
+    /// The most tables open at once.
+    pub max_tables: usize,
+}
+
+impl Config {
+    /// A configuration with the defaults for everything but the database
+    /// and the public URL.
+    pub fn new(database_url: impl Into<String>, public_url: impl Into<String>) -> Config {
+        Config {
+            database_url: database_url.into(),
+            public_url: public_url.into(),
+            static_dir: PathBuf::from("static"),
+            bot: Arc::new(baghchal_engine::Engine::new()),
+            bot_threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            pace: Pace::default(),
+            max_tables: 100_000,
+        }
+    }
+}
+
+/// What the HTTP handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The tables.
+    pub tables: Tables,
+    /// The database.
+    pub storage: Storage,
+    /// The base of links, without a trailing slash.
+    pub public_url: Arc<str>,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+    /// The websocket tasks, awaited at shutdown.
+    pub sockets: TaskTracker,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The database.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// Resuming tables.
+    #[error(transparent)]
+    Tables(#[from] TablesError),
+    /// The listener.
+    #[error("serving: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The routes.
+pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
+    let index = ServeFile::new(static_dir.join("index.html"));
+    Router::new()
+        .route("/api/tables", post(http::create_table))
+        .route("/api/tables/{table}/games/{game}", get(http::game_record))
+        .route("/healthz", get(http::healthz))
+        .route("/ws", get(websocket))
+        .route_service("/", index.clone())
+        .route_service("/t/{table}", index)
+        .fallback_service(ServeDir::new(static_dir))
+        .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+    let AppState {
+        tables,
+        shutdown,
+        sockets,
+        ..
+    } = state;
+    upgrade
+        .max_message_size(MAX_FRAME_BYTES)
+        .max_frame_size(MAX_FRAME_BYTES)
+        .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, tables, shutdown)))
+}
+
+/// Opens the database, resumes the unfinished tables and serves on
+/// `listener` until `shutdown` completes; then closes every socket with a
+/// close frame and returns.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
+    let storage = Storage::connect(&config.database_url).await?;
+    let tables = Tables::new(
+        TableContext {
+            storage: storage.clone(),
+            computer: Computer::new(config.bot.clone(), config.bot_threads),
+            pace: config.pace,
+        },
+        config.max_tables,
+    );
+    let resumed = tables.resume_all().await?;
+    tracing::info!(resumed, "tables resumed");
+    let token = CancellationToken::new();
+    let sockets = TaskTracker::new();
+    let state = AppState {
+        tables: tables.clone(),
+        storage: storage.clone(),
+        public_url: Arc::from(config.public_url.trim_end_matches('/')),
+        shutdown: token.clone(),
+        sockets: sockets.clone(),
+    };
+    let router = app(state, &config.static_dir);
+    let signal = token.clone();
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        shutdown.await;
+        tracing::info!("shutting down");
+        signal.cancel();
+    });
+    server.await?;
+    // The sockets saw the cancellation and are sending their close frames.
+    sockets.close();
+    if tokio::time::timeout(Duration::from_secs(5), sockets.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("some sockets did not close in time");
+    }
+    tables.close_all();
+    storage.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}

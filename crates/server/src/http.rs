@@ -1,0 +1,225 @@
+//! The HTTP API: create a table, read a game, health.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use baghchal_protocol::{ApiError, CreateTable, GameRecord, TableCreated};
+
+use crate::options::{side_to_wire, Opponent, TableOptions};
+use crate::tables::TablesError;
+use crate::AppState;
+
+/// Why a request failed. Internal causes are logged; clients get a
+/// generic sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// The body is not JSON.
+    #[error("the body is not JSON: {0}")]
+    InvalidJson(String),
+    /// The body is too large.
+    #[error("the body is too large")]
+    TooLarge,
+    /// A field is missing, unknown, mistyped or out of range.
+    #[error("{message}")]
+    InvalidField {
+        /// The field's dotted path.
+        field: String,
+        /// A sentence.
+        message: String,
+    },
+    /// No such table or game.
+    #[error("not found")]
+    NotFound,
+    /// The server cannot take it now.
+    #[error(transparent)]
+    Unavailable(#[from] TablesError),
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let (status, error, field, message) = match self {
+            HttpError::InvalidJson(message) => (
+                StatusCode::BAD_REQUEST,
+                "invalid_json",
+                None,
+                format!("the body is not JSON: {message}"),
+            ),
+            HttpError::TooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                None,
+                "the body is limited to 16 KiB".into(),
+            ),
+            HttpError::InvalidField { field, message } => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_field",
+                Some(field),
+                message,
+            ),
+            HttpError::NotFound => (
+                StatusCode::NOT_FOUND,
+                "not_found",
+                None,
+                "there is no such table or game".into(),
+            ),
+            HttpError::Unavailable(e) => {
+                tracing::error!(error = %e, "request failed");
+                let message = match e {
+                    TablesError::Full(_) => "the server is full; try again later",
+                    _ => "the server failed; try again",
+                };
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    None,
+                    message.into(),
+                )
+            }
+        };
+        (
+            status,
+            Json(ApiError {
+                error: error.into(),
+                field,
+                message,
+            }),
+        )
+            .into_response()
+    }
+}
+
+/// Reads a `CreateTable`, naming the field at fault when it is not one.
+fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
+    let deserializer = &mut serde_json::Deserializer::from_slice(body);
+    let raw: CreateTable = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return HttpError::InvalidJson(inner.to_string());
+        }
+        let message = inner.to_string();
+        // serde names a missing or unknown field in its message, at the
+        // path of the object that holds it.
+        let named = ["missing field `", "unknown field `"]
+            .iter()
+            .find_map(|prefix| message.strip_prefix(prefix))
+            .and_then(|rest| rest.split('`').next());
+        let field = match (named, path.as_str()) {
+            (Some(name), ".") => name.to_owned(),
+            (Some(name), path) if path == name || path.ends_with(&format!(".{name}")) => {
+                path.to_owned()
+            }
+            (Some(name), parent) => format!("{parent}.{name}"),
+            (None, path) => path.to_owned(),
+        };
+        HttpError::InvalidField { field, message }
+    })?;
+    TableOptions::parse(&raw).map_err(|e| HttpError::InvalidField {
+        field: e.field.to_owned(),
+        message: e.message,
+    })
+}
+
+/// `POST /api/tables`.
+pub async fn create_table(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<TableCreated>), HttpError> {
+    let body = body.map_err(|_| HttpError::TooLarge)?;
+    let options = parse_request(&body)?;
+    let created = state.tables.create(options).await?;
+    let base = format!("{}/t/{}", state.public_url, created.id);
+    let link = |kind: &str, token: &Option<crate::token::Token>| {
+        token
+            .as_ref()
+            .map(|t| format!("{base}#{kind}={}", t.as_str()))
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(TableCreated {
+            seat_link: link("seat", &created.host_secret),
+            opponent_link: link("invite", &created.invite),
+            spectator_link: link("watch", &created.watch),
+            secret: created.host_secret.as_ref().map(|t| t.as_str().to_owned()),
+            side: (options.opponent != Opponent::Bots).then(|| side_to_wire(options.host_side)),
+            table: created.id,
+        }),
+    ))
+}
+
+/// `GET /api/tables/{table}/games/{game}`.
+pub async fn game_record(
+    State(state): State<AppState>,
+    Path((table, game)): Path<(String, String)>,
+) -> Result<Json<GameRecord>, HttpError> {
+    let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
+    let handle = state.tables.get(&table).await?.ok_or(HttpError::NotFound)?;
+    let record = handle
+        .record(game)
+        .await
+        .map_err(|_| HttpError::NotFound)?
+        .ok_or(HttpError::NotFound)?;
+    Ok(Json(record))
+}
+
+/// `GET /healthz`.
+pub async fn healthz(State(state): State<AppState>) -> (StatusCode, &'static str) {
+    match state.storage.ping().await {
+        Ok(()) => (StatusCode::OK, "ok"),
+        Err(e) => {
+            tracing::error!(error = %e, "health check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unavailable")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field_of(body: &str) -> String {
+        match parse_request(body.as_bytes()) {
+            Err(HttpError::InvalidField { field, .. }) => field,
+            other => panic!("expected a field error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_bad_field_is_named() {
+        assert_eq!(field_of("{}"), "opponent");
+        assert_eq!(field_of(r#"{"opponent":"alien"}"#), "opponent");
+        assert_eq!(field_of(r#"{"opponent":"friend","colour":1}"#), "colour");
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","spectators":"many"}"#),
+            "spectators"
+        );
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","spectators":300}"#),
+            "spectators"
+        );
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","variant":{"ply_limit":-1}}"#),
+            "variant.ply_limit"
+        );
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","variant":{"tigers":3}}"#),
+            "variant.tigers"
+        );
+        assert_eq!(field_of(r#"{"opponent":"computer","level":450}"#), "level");
+    }
+
+    #[test]
+    fn a_body_that_is_not_json_is_told_so() {
+        assert!(matches!(
+            parse_request(b"opponent=friend"),
+            Err(HttpError::InvalidJson(_))
+        ));
+        assert!(matches!(
+            parse_request(b"{\"opponent\":"),
+            Err(HttpError::InvalidJson(_))
+        ));
+    }
+}

@@ -1,0 +1,461 @@
+//! All the SQL: tables and their event logs, in SQLite or PostgreSQL.
+//!
+//! A table is one row of options and token hashes plus an append-only log
+//! of events; its state is the replay of that log through the rules. The
+//! rest of the server sees only the typed API of [`Storage`].
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{PgPool, Row, SqlitePool};
+
+use crate::options::{Opponent, TableOptions};
+use crate::token::TokenHash;
+
+/// The database failed, or holds something this server cannot read.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The database driver failed.
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A migration failed.
+    #[error("migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A stored row is not what this server writes.
+    #[error("corrupt row in table {table}: {what}")]
+    Corrupt {
+        /// The table id.
+        table: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// The URL names neither SQLite nor PostgreSQL.
+    #[error("unsupported database URL (use sqlite:// or postgres://)")]
+    UnsupportedUrl,
+}
+
+#[derive(Clone, Debug)]
+enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs the same statement on whichever pool this is: the SQL is written
+/// once, in the dialect both databases share (`$1` placeholders, in order
+/// of first appearance).
+macro_rules! on_pool {
+    ($storage:expr, $pool:ident => $body:expr) => {
+        match &$storage.pool {
+            Pool::Sqlite($pool) => $body,
+            Pool::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// The database. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Storage {
+    pool: Pool,
+}
+
+/// A table's stored row.
+#[derive(Clone, Debug)]
+pub struct TableRow {
+    /// The table id.
+    pub id: String,
+    /// Its options.
+    pub options: TableOptions,
+    /// The host's seat secret.
+    pub host_secret: Option<TokenHash>,
+    /// The guest's seat secret, once the opponent link was claimed.
+    pub guest_secret: Option<TokenHash>,
+    /// The opponent link's token.
+    pub invite_token: Option<TokenHash>,
+    /// The spectator link's token.
+    pub watch_token: Option<TokenHash>,
+}
+
+/// What kind of event a stored event is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EventKind {
+    /// An action.
+    Played,
+    /// A resignation.
+    Resigned,
+    /// A draw offer.
+    DrawOffered,
+    /// A declined draw offer.
+    DrawDeclined,
+    /// An accepted draw offer.
+    DrawAgreed,
+    /// A rematch request.
+    RematchOffered,
+    /// A new game.
+    RematchStarted,
+}
+
+impl EventKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Played => "played",
+            EventKind::Resigned => "resigned",
+            EventKind::DrawOffered => "draw_offered",
+            EventKind::DrawDeclined => "draw_declined",
+            EventKind::DrawAgreed => "draw_agreed",
+            EventKind::RematchOffered => "rematch_offered",
+            EventKind::RematchStarted => "rematch_started",
+        }
+    }
+
+    fn parse(text: &str) -> Option<EventKind> {
+        Some(match text {
+            "played" => EventKind::Played,
+            "resigned" => EventKind::Resigned,
+            "draw_offered" => EventKind::DrawOffered,
+            "draw_declined" => EventKind::DrawDeclined,
+            "draw_agreed" => EventKind::DrawAgreed,
+            "rematch_offered" => EventKind::RematchOffered,
+            "rematch_started" => EventKind::RematchStarted,
+            _ => return None,
+        })
+    }
+}
+
+/// One stored event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The table version after it.
+    pub version: u64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The side concerned (`goats`/`tigers`), if any.
+    pub side: Option<String>,
+    /// The action in notation, for `played`.
+    pub action: Option<String>,
+    /// The player who sent it (`host`/`guest`), or `None` for the computer.
+    pub player: Option<String>,
+    /// The client's id for it, if any.
+    pub client_id: Option<String>,
+}
+
+impl Storage {
+    /// Connects to `url` (`sqlite://...` or `postgres://...`) and runs the
+    /// migrations.
+    pub async fn connect(url: &str) -> Result<Storage, StorageError> {
+        let pool = if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)?
+                .journal_mode(SqliteJournalMode::Wal)
+                // A commit is on disk before it is acknowledged.
+                .synchronous(SqliteSynchronous::Full)
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(10));
+            let pool = SqlitePoolOptions::new()
+                .max_connections(4)
+                .connect_with(options)
+                .await?;
+            sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+            Pool::Sqlite(pool)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let options = PgConnectOptions::from_str(url)?;
+            let pool = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(options)
+                .await?;
+            sqlx::migrate!("../../migrations/postgres")
+                .run(&pool)
+                .await?;
+            Pool::Postgres(pool)
+        } else {
+            return Err(StorageError::UnsupportedUrl);
+        };
+        Ok(Storage { pool })
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<(), StorageError> {
+        on_pool!(self, pool => {
+            sqlx::query("SELECT 1").execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// Closes the pool, waiting for connections to finish.
+    pub async fn close(&self) {
+        on_pool!(self, pool => pool.close().await)
+    }
+
+    /// Stores a new table.
+    pub async fn create_table(&self, row: &TableRow) -> Result<(), StorageError> {
+        let o = &row.options;
+        let v = o.rules.options();
+        on_pool!(self, pool => {
+            sqlx::query(
+                "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
+                 goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
+                 host_secret, guest_secret, invite_token, watch_token, active) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1)",
+            )
+            .bind(&row.id)
+            .bind(now_millis())
+            .bind(o.opponent.as_str())
+            .bind(o.level.map(|l| i64::from(l.get())))
+            .bind(side_str(o.host_side))
+            .bind(i64::from(o.spectator_seats))
+            .bind(i64::from(o.rules.goats_to_win()))
+            .bind(side_str(v.first))
+            .bind(i64::from(v.multi_jump))
+            .bind(i64::from(v.three_tigers))
+            .bind(repetition_str(v.repetition))
+            .bind(i64::from(v.ply_limit))
+            .bind(row.host_secret.as_ref().map(TokenHash::as_str))
+            .bind(row.guest_secret.as_ref().map(TokenHash::as_str))
+            .bind(row.invite_token.as_ref().map(TokenHash::as_str))
+            .bind(row.watch_token.as_ref().map(TokenHash::as_str))
+            .execute(pool)
+            .await?;
+        });
+        Ok(())
+    }
+
+    /// Gives the guest seat its secret, if the seat is still free; `false`
+    /// when it was already claimed.
+    pub async fn claim_guest_seat(
+        &self,
+        table: &str,
+        secret: &TokenHash,
+    ) -> Result<bool, StorageError> {
+        let done = on_pool!(self, pool => {
+            sqlx::query(
+                "UPDATE tables SET guest_secret = $1 WHERE id = $2 AND guest_secret IS NULL",
+            )
+            .bind(secret.as_str())
+            .bind(table)
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
+        Ok(done == 1)
+    }
+
+    /// Appends one event at `event.version` and sets whether the table is
+    /// active, in one transaction. Fails if the version is taken.
+    pub async fn append_event(
+        &self,
+        table: &str,
+        event: &StoredEvent,
+        active: bool,
+    ) -> Result<(), StorageError> {
+        let version = i64::try_from(event.version).map_err(|_| StorageError::Corrupt {
+            table: table.to_owned(),
+            what: "version overflow".into(),
+        })?;
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
+                 created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(table)
+            .bind(version)
+            .bind(event.kind.as_str())
+            .bind(event.side.as_deref())
+            .bind(event.action.as_deref())
+            .bind(event.player.as_deref())
+            .bind(event.client_id.as_deref())
+            .bind(now_millis())
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
+                .bind(i64::from(active))
+                .bind(table)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// A table's row, or `None`.
+    pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StorageError> {
+        let row = on_pool!(self, pool => {
+            match sqlx::query(TABLE_COLUMNS).bind(id).fetch_optional(pool).await? {
+                Some(row) => Some(RawTable {
+                    id: row.try_get("id")?,
+                    opponent: row.try_get("opponent")?,
+                    level: row.try_get("level")?,
+                    host_side: row.try_get("host_side")?,
+                    spectator_seats: row.try_get("spectator_seats")?,
+                    goats_to_win: row.try_get("goats_to_win")?,
+                    first_side: row.try_get("first_side")?,
+                    multi_jump: row.try_get("multi_jump")?,
+                    three_tigers: row.try_get("three_tigers")?,
+                    repetition: row.try_get("repetition")?,
+                    ply_limit: row.try_get("ply_limit")?,
+                    host_secret: row.try_get("host_secret")?,
+                    guest_secret: row.try_get("guest_secret")?,
+                    invite_token: row.try_get("invite_token")?,
+                    watch_token: row.try_get("watch_token")?,
+                }),
+                None => None,
+            }
+        });
+        row.map(RawTable::parse).transpose()
+    }
+
+    /// A table's events, oldest first.
+    pub async fn events(&self, table: &str) -> Result<Vec<StoredEvent>, StorageError> {
+        let raw: Vec<EventRow> = on_pool!(self, pool => {
+            sqlx::query_as(
+                "SELECT version, kind, side, action, player, client_id FROM events \
+                 WHERE table_id = $1 ORDER BY version",
+            )
+            .bind(table)
+            .fetch_all(pool)
+            .await?
+        });
+        raw.into_iter()
+            .map(|(version, kind, side, action, player, client_id)| {
+                let corrupt = |what: &str| StorageError::Corrupt {
+                    table: table.to_owned(),
+                    what: what.to_owned(),
+                };
+                Ok(StoredEvent {
+                    version: u64::try_from(version).map_err(|_| corrupt("negative version"))?,
+                    kind: EventKind::parse(&kind).ok_or_else(|| corrupt("unknown event kind"))?,
+                    side,
+                    action,
+                    player,
+                    client_id,
+                })
+            })
+            .collect()
+    }
+
+    /// The ids of the tables to resume at start-up.
+    pub async fn active_tables(&self) -> Result<Vec<String>, StorageError> {
+        let ids = on_pool!(self, pool => {
+            sqlx::query_scalar("SELECT id FROM tables WHERE active = 1 ORDER BY created_at")
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(ids)
+    }
+}
+
+/// An event row: version, kind, side, action, player, client id.
+type EventRow = (
+    i64,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+const TABLE_COLUMNS: &str =
+    "SELECT id, opponent, level, host_side, spectator_seats, goats_to_win, \
+     first_side, multi_jump, three_tigers, repetition, ply_limit, host_secret, guest_secret, \
+     invite_token, watch_token FROM tables WHERE id = $1";
+
+/// A table row as the database returns it.
+struct RawTable {
+    id: String,
+    opponent: String,
+    level: Option<i64>,
+    host_side: String,
+    spectator_seats: i64,
+    goats_to_win: i64,
+    first_side: String,
+    multi_jump: i64,
+    three_tigers: i64,
+    repetition: String,
+    ply_limit: i64,
+    host_secret: Option<String>,
+    guest_secret: Option<String>,
+    invite_token: Option<String>,
+    watch_token: Option<String>,
+}
+
+impl RawTable {
+    fn parse(self) -> Result<TableRow, StorageError> {
+        use baghchal_rules::{Repetition, RulesOptions};
+        let corrupt = |what: &str| StorageError::Corrupt {
+            table: self.id.clone(),
+            what: what.to_owned(),
+        };
+        let side = |text: &str| parse_side(text).ok_or_else(|| corrupt("side"));
+        let opponent = Opponent::parse(&self.opponent).ok_or_else(|| corrupt("opponent"))?;
+        let level = match self.level {
+            Some(n) => Some(
+                u16::try_from(n)
+                    .ok()
+                    .and_then(baghchal_engine::Level::new)
+                    .ok_or_else(|| corrupt("level"))?,
+            ),
+            None => None,
+        };
+        let rules = baghchal_rules::Rules::new(RulesOptions {
+            goats_to_win: Some(u8::try_from(self.goats_to_win).map_err(|_| corrupt("target"))?),
+            first: side(&self.first_side)?,
+            multi_jump: self.multi_jump != 0,
+            three_tigers: self.three_tigers != 0,
+            repetition: match self.repetition.as_str() {
+                "forbid" => Repetition::Forbid,
+                "threefold_draw" => Repetition::ThreefoldDraw,
+                _ => return Err(corrupt("repetition")),
+            },
+            ply_limit: u16::try_from(self.ply_limit).map_err(|_| corrupt("ply limit"))?,
+        })
+        .map_err(|e| corrupt(&e.to_string()))?;
+        let options = TableOptions {
+            opponent,
+            host_side: side(&self.host_side)?,
+            level,
+            spectator_seats: u8::try_from(self.spectator_seats)
+                .map_err(|_| corrupt("spectator seats"))?,
+            rules,
+        };
+        Ok(TableRow {
+            options,
+            host_secret: self.host_secret.map(TokenHash::from_stored),
+            guest_secret: self.guest_secret.map(TokenHash::from_stored),
+            invite_token: self.invite_token.map(TokenHash::from_stored),
+            watch_token: self.watch_token.map(TokenHash::from_stored),
+            id: self.id,
+        })
+    }
+}
+
+/// The stored name of a side.
+pub fn side_str(side: baghchal_rules::Side) -> &'static str {
+    match side {
+        baghchal_rules::Side::Goat => "goats",
+        baghchal_rules::Side::Tiger => "tigers",
+    }
+}
+
+/// The side with this stored name.
+pub fn parse_side(text: &str) -> Option<baghchal_rules::Side> {
+    match text {
+        "goats" => Some(baghchal_rules::Side::Goat),
+        "tigers" => Some(baghchal_rules::Side::Tiger),
+        _ => None,
+    }
+}
+
+fn repetition_str(r: baghchal_rules::Repetition) -> &'static str {
+    match r {
+        baghchal_rules::Repetition::Forbid => "forbid",
+        baghchal_rules::Repetition::ThreefoldDraw => "threefold_draw",
+    }
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

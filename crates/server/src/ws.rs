@@ -1,0 +1,315 @@
+//! One task per websocket: reads the client's messages, joins a table,
+//! forwards commands to it and writes what the table sends back.
+
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use baghchal_protocol::{self as wire, ClientMessage, ErrorCode, ServerMessage};
+use futures_util::SinkExt;
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::play::Intent;
+use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
+use crate::tables::Tables;
+
+/// Messages a connection may send at once.
+pub const RATE_BURST: u32 = 20;
+/// Messages a connection may send per second, once the burst is spent.
+pub const RATE_PER_SECOND: u32 = 10;
+
+static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Serves one websocket until either side closes it or the server stops.
+pub async fn serve(socket: WebSocket, tables: Tables, shutdown: CancellationToken) {
+    let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
+    let span = tracing::info_span!("conn", conn_id = conn, table_id = tracing::field::Empty);
+    Connection {
+        conn,
+        socket,
+        tables,
+        shutdown,
+        limiter: RateLimiter::direct(
+            Quota::per_second(NonZeroU32::new(RATE_PER_SECOND).unwrap_or(NonZeroU32::MIN))
+                .allow_burst(NonZeroU32::new(RATE_BURST).unwrap_or(NonZeroU32::MIN)),
+        ),
+        joined: None,
+    }
+    .run()
+    .instrument(span)
+    .await
+}
+
+/// A joined table.
+struct Joined {
+    /// The table's task.
+    table: TableHandle,
+    /// Who this connection is there.
+    member: Member,
+    /// What the table sends to this connection.
+    inbox: mpsc::Receiver<Outgoing>,
+}
+
+/// The state of one connection.
+struct Connection {
+    /// This connection's id (in logs).
+    conn: ConnId,
+    /// The socket.
+    socket: WebSocket,
+    /// Where tables are found.
+    tables: Tables,
+    /// Cancelled when the server shuts down.
+    shutdown: CancellationToken,
+    /// The per-connection message budget.
+    limiter: DefaultDirectRateLimiter,
+    /// The table, once `hello` succeeded.
+    joined: Option<Joined>,
+}
+
+/// How a connection ended.
+enum End {
+    /// Close the socket with this code and reason.
+    Close(u16, &'static str),
+    /// The socket is gone or closed by the client.
+    Gone,
+}
+
+impl Connection {
+    async fn run(mut self) {
+        tracing::debug!("connected");
+        let end = self.serve().await;
+        if let End::Close(code, reason) = end {
+            tracing::info!(code, reason, "closing");
+            let _ = self
+                .socket
+                .send(Message::Close(Some(CloseFrame {
+                    code,
+                    reason: Utf8Bytes::from_static(reason),
+                })))
+                .await;
+            let _ = self.socket.flush().await;
+        }
+        if let Some(joined) = self.joined.take() {
+            joined.table.leave(self.conn).await;
+        }
+        tracing::debug!("disconnected");
+    }
+
+    async fn serve(&mut self) -> End {
+        loop {
+            let outgoing = async {
+                match &mut self.joined {
+                    Some(joined) => joined.inbox.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                _ = self.shutdown.cancelled() => return End::Close(1001, "server shutting down"),
+                out = outgoing => match out {
+                    Some(Outgoing::Text(text)) => {
+                        if self.socket.send(Message::Text(text)).await.is_err() {
+                            return End::Gone;
+                        }
+                    }
+                    Some(Outgoing::Close(code, reason)) => return End::Close(code, reason),
+                    // The table dropped this connection: it did not keep up.
+                    None => return End::Close(4001, "too slow"),
+                },
+                incoming = self.socket.recv() => match incoming {
+                    None | Some(Ok(Message::Close(_))) => return End::Gone,
+                    Some(Err(e)) => {
+                        return if is_too_large(&e) {
+                            let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
+                            End::Close(1009, "message too big")
+                        } else {
+                            tracing::debug!(error = %e, "socket error");
+                            End::Gone
+                        };
+                    }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Some(Ok(message)) => {
+                        if self.limiter.check().is_err() {
+                            let _ = self.send_error(None, ErrorCode::RateLimited, "too many messages".into()).await;
+                            return End::Close(1008, "rate limited");
+                        }
+                        if let Some(end) = self.handle(message).await {
+                            return end;
+                        }
+                    }
+                },
+            }
+        }
+    }
+
+    async fn handle(&mut self, message: Message) -> Option<End> {
+        let text = match message {
+            Message::Text(text) => text,
+            _ => {
+                return self
+                    .send_error(
+                        None,
+                        ErrorCode::InvalidMessage,
+                        "binary frames are not part of this protocol: send JSON text".into(),
+                    )
+                    .await;
+            }
+        };
+        let message: ClientMessage = match serde_json::from_str(text.as_str()) {
+            Ok(message) => message,
+            Err(e) => {
+                return self
+                    .send_error(
+                        None,
+                        ErrorCode::InvalidMessage,
+                        format!("not a message: {e}"),
+                    )
+                    .await;
+            }
+        };
+        match message {
+            ClientMessage::Hello {
+                table,
+                token,
+                since,
+            } => self.hello(table, token, since).await,
+            ClientMessage::Ping => self.send(&ServerMessage::Pong).await,
+            ClientMessage::Action { id, action } => {
+                let intent = action
+                    .parse()
+                    .map(Intent::Play)
+                    .map_err(|e| format!("{action:?} is not an action in notation: {e}"));
+                self.command(Some(id), intent).await
+            }
+            ClientMessage::Resign { id } => self.command(id, Ok(Intent::Resign)).await,
+            ClientMessage::OfferDraw { id } => self.command(id, Ok(Intent::OfferDraw)).await,
+            ClientMessage::AcceptDraw { id } => self.command(id, Ok(Intent::AcceptDraw)).await,
+            ClientMessage::DeclineDraw { id } => self.command(id, Ok(Intent::DeclineDraw)).await,
+            ClientMessage::Rematch { id } => self.command(id, Ok(Intent::Rematch)).await,
+        }
+    }
+
+    async fn hello(&mut self, table_id: String, token: String, since: Option<u64>) -> Option<End> {
+        if self.joined.is_some() {
+            return self
+                .send_error(
+                    None,
+                    ErrorCode::AlreadyJoined,
+                    "this socket has already joined a table".into(),
+                )
+                .await;
+        }
+        let table = match self.tables.get(&table_id).await {
+            Ok(Some(table)) => table,
+            Ok(None) => {
+                return self
+                    .send_error(
+                        None,
+                        ErrorCode::UnknownTable,
+                        "there is no such table".into(),
+                    )
+                    .await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "finding a table failed");
+                return self
+                    .send_error(
+                        None,
+                        ErrorCode::Internal,
+                        "the server failed; try again".into(),
+                    )
+                    .await;
+            }
+        };
+        let (outbox, inbox) = mpsc::channel(OUTBOX_LEN);
+        match table.join(self.conn, token, since, outbox).await {
+            Ok(Ok(member)) => {
+                tracing::Span::current().record("table_id", table_id.as_str());
+                self.joined = Some(Joined {
+                    table,
+                    member,
+                    inbox,
+                });
+                None
+            }
+            Ok(Err(code)) => {
+                let message = match code {
+                    ErrorCode::SeatTaken => "the opponent's seat is already taken",
+                    ErrorCode::GalleryFull => "every spectator seat is taken",
+                    ErrorCode::InvalidToken => "this link grants nothing at this table",
+                    _ => "the server failed; try again",
+                };
+                self.send_error(None, code, message.into()).await
+            }
+            Err(_) => Some(End::Close(1001, "server shutting down")),
+        }
+    }
+
+    async fn command(&mut self, id: Option<String>, intent: Result<Intent, String>) -> Option<End> {
+        let Some(joined) = &self.joined else {
+            return self
+                .send_error(id, ErrorCode::NotJoined, "say hello first".into())
+                .await;
+        };
+        if joined.member == Member::Spectator {
+            return self
+                .send_error(id, ErrorCode::Spectator, "spectators cannot act".into())
+                .await;
+        }
+        if let Some(bad) = id
+            .as_ref()
+            .filter(|id| id.is_empty() || id.len() > wire::MAX_ACTION_ID_BYTES)
+        {
+            let bad = bad.clone();
+            return self
+                .send_error(
+                    Some(bad),
+                    ErrorCode::InvalidId,
+                    "an id is 1 to 64 bytes long".into(),
+                )
+                .await;
+        }
+        match joined.table.act(self.conn, id, intent).await {
+            Ok(()) => None,
+            Err(_) => Some(End::Close(1001, "server shutting down")),
+        }
+    }
+
+    async fn send_error(
+        &mut self,
+        id: Option<String>,
+        code: ErrorCode,
+        message: String,
+    ) -> Option<End> {
+        self.send(&ServerMessage::Error {
+            id,
+            code,
+            reason: None,
+            message,
+        })
+        .await
+    }
+
+    async fn send(&mut self, message: &ServerMessage) -> Option<End> {
+        match self.socket.send(Message::Text(encode(message))).await {
+            Ok(()) => None,
+            Err(_) => Some(End::Gone),
+        }
+    }
+}
+
+/// Whether a socket error is a frame or message over the size limit.
+fn is_too_large(error: &axum::Error) -> bool {
+    use std::error::Error as _;
+    let mut source = error.source();
+    while let Some(e) = source {
+        if let Some(e) = e.downcast_ref::<tungstenite::Error>() {
+            return matches!(e, tungstenite::Error::Capacity(_));
+        }
+        source = e.source();
+    }
+    false
+}

@@ -1,0 +1,416 @@
+//! A real server on port 0 with a fresh database, and real websocket and
+//! HTTP clients for it.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
+use baghchal_server::table::Pace;
+use baghchal_server::Config;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for a message before it fails (a guard against
+/// hanging, not a timing assertion).
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A database for one test: a fresh SQLite file, or a fresh PostgreSQL
+/// database when `postgres` is set.
+pub struct TestDb {
+    pub url: String,
+    file: Option<PathBuf>,
+    admin: Option<(String, String)>,
+}
+
+impl TestDb {
+    pub fn sqlite() -> TestDb {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).unwrap();
+        let file =
+            std::env::temp_dir().join(format!("baghchal-test-{}.db", u64::from_le_bytes(bytes)));
+        TestDb {
+            url: format!("sqlite://{}?mode=rwc", file.display()),
+            file: Some(file),
+            admin: None,
+        }
+    }
+
+    /// A fresh PostgreSQL database, or `None` (with a note) when
+    /// `BAGHCHAL_TEST_POSTGRES` is not set. When it is set, an unreachable
+    /// server fails the test.
+    pub async fn postgres() -> Option<TestDb> {
+        let Ok(admin_url) = std::env::var("BAGHCHAL_TEST_POSTGRES") else {
+            eprintln!("note: BAGHCHAL_TEST_POSTGRES is not set; skipping the PostgreSQL run");
+            return None;
+        };
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).unwrap();
+        let name = format!("baghchal_test_{:016x}", u64::from_le_bytes(bytes));
+        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&admin_url)
+            .await
+            .expect("BAGHCHAL_TEST_POSTGRES is set but PostgreSQL does not answer");
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .await
+            .expect("creating a test database");
+        let base = admin_url
+            .rsplit_once('/')
+            .map(|(base, _)| base.to_owned())
+            .expect("a database URL with a database name");
+        Some(TestDb {
+            url: format!("{base}/{name}"),
+            file: None,
+            admin: Some((admin_url, name)),
+        })
+    }
+
+    /// Drops the PostgreSQL database (the SQLite file goes on drop).
+    pub async fn cleanup(&self) {
+        if let Some((admin, name)) = &self.admin {
+            if let Ok(mut conn) = <sqlx::PgConnection as sqlx::Connection>::connect(admin).await {
+                let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&mut conn)
+                    .await;
+            }
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some(file) = &self.file {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+            }
+        }
+    }
+}
+
+/// A server running in this process.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+/// The pace of tests: the computer answers at once.
+pub fn quick_pace() -> Pace {
+    Pace {
+        computer_move: Duration::ZERO,
+        bots_move: Duration::ZERO,
+        bots_next_game: Duration::ZERO,
+    }
+}
+
+impl TestServer {
+    pub async fn start(db: &TestDb) -> TestServer {
+        let mut config = Config::new(db.url.clone(), "http://test.invalid");
+        config.pace = quick_pace();
+        config.bot_threads = 2;
+        TestServer::start_with(config).await
+    }
+
+    pub async fn start_with(config: Config) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            baghchal_server::run(listener, config, async {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("the server runs");
+        });
+        TestServer {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the server gracefully and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.unwrap();
+        }
+    }
+
+    pub async fn create(&self, request: &CreateTable) -> TableCreated {
+        let (status, body) = self
+            .post("/api/tables", &serde_json::to_string(request).unwrap())
+            .await;
+        assert_eq!(status, 201, "{body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    pub async fn post(&self, path: &str, body: &str) -> (u16, String) {
+        http(self.addr, "POST", path, body).await
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        http(self.addr, "GET", path, "").await
+    }
+
+    pub async fn connect(&self) -> Client {
+        Client::connect(self.addr).await
+    }
+}
+
+/// A minimal HTTP/1.1 exchange.
+pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
+        .await
+        .expect("an HTTP answer")
+        .unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let (head, rest) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let chunked = head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    (status, body)
+}
+
+fn dechunk(mut text: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = text.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        out.push_str(&rest[..size]);
+        text = rest[size..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// The token in a link's fragment.
+pub fn token_of(link: &str) -> String {
+    link.rsplit_once('=').unwrap().1.to_owned()
+}
+
+/// A websocket client that records every frame it receives.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Every text frame received, in order.
+    pub frames: Vec<String>,
+    /// The last version seen.
+    pub version: u64,
+    next_id: u64,
+}
+
+/// What the socket did instead of sending a message.
+#[derive(Debug)]
+pub enum Closed {
+    /// A close frame.
+    Frame(Option<CloseFrame>),
+    /// The connection ended without one.
+    Ended,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .unwrap();
+        Client {
+            ws,
+            frames: Vec::new(),
+            version: 0,
+            next_id: 1,
+        }
+    }
+
+    pub async fn send(&mut self, message: &ClientMessage) {
+        self.send_raw(Message::text(serde_json::to_string(message).unwrap()))
+            .await;
+    }
+
+    pub async fn send_raw(&mut self, message: Message) {
+        self.ws.send(message).await.unwrap();
+    }
+
+    /// The next message; panics on a close.
+    pub async fn recv(&mut self) -> ServerMessage {
+        match self.next().await {
+            Ok(message) => message,
+            Err(closed) => panic!("the socket closed: {closed:?}"),
+        }
+    }
+
+    /// The next message, or how the socket closed.
+    pub async fn next(&mut self) -> Result<ServerMessage, Closed> {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a message from the server");
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    self.frames.push(text.to_string());
+                    let message: ServerMessage = serde_json::from_str(&text)
+                        .unwrap_or_else(|e| panic!("unreadable message {text}: {e}"));
+                    if let ServerMessage::Event { version, .. }
+                    | ServerMessage::Snapshot { version, .. } = &message
+                    {
+                        self.version = *version;
+                    }
+                    return Ok(message);
+                }
+                Some(Ok(Message::Close(frame))) => return Err(Closed::Frame(frame)),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => return Err(Closed::Ended),
+            }
+        }
+    }
+
+    /// Receives until `pick` returns something, skipping other messages.
+    pub async fn until<T>(&mut self, mut pick: impl FnMut(&ServerMessage) -> Option<T>) -> T {
+        loop {
+            let message = self.recv().await;
+            if let Some(found) = pick(&message) {
+                return found;
+            }
+        }
+    }
+
+    /// Says hello and reads `welcome`, the state and `presence`.
+    pub async fn hello(&mut self, table: &str, token: &str, since: Option<u64>) -> Joined {
+        self.send(&ClientMessage::Hello {
+            table: table.into(),
+            token: token.into(),
+            since,
+        })
+        .await;
+        let welcome = self.recv().await;
+        assert!(
+            matches!(welcome, ServerMessage::Welcome { .. }),
+            "expected welcome, got {welcome:?}"
+        );
+        let mut replay = Vec::new();
+        loop {
+            match self.recv().await {
+                ServerMessage::Presence(_) => break,
+                other => replay.push(other),
+            }
+        }
+        Joined { welcome, replay }
+    }
+
+    /// Sends an action with a fresh id and returns the id.
+    pub async fn play(&mut self, action: &str) -> String {
+        let id = self.next_id.to_string();
+        self.next_id += 1;
+        self.send(&ClientMessage::Action {
+            id: id.clone(),
+            action: action.into(),
+        })
+        .await;
+        id
+    }
+
+    /// Sends an action and waits for its ack.
+    pub async fn play_acked(&mut self, action: &str) {
+        let id = self.play(action).await;
+        self.until(|m| match m {
+            ServerMessage::Ack { id: acked } if *acked == id => Some(()),
+            ServerMessage::Error { id: Some(e), .. } if *e == id => {
+                panic!("{action} refused: {m:?}")
+            }
+            _ => None,
+        })
+        .await;
+    }
+
+    /// Waits for the event at `version` and returns its state.
+    pub async fn event_at(&mut self, version: u64) -> baghchal_protocol::GameState {
+        self.until(|m| match m {
+            ServerMessage::Event {
+                version: v, state, ..
+            } if *v == version => Some(state.clone()),
+            _ => None,
+        })
+        .await
+    }
+
+    /// The next error message.
+    pub async fn error(&mut self) -> ServerMessage {
+        self.until(|m| matches!(m, ServerMessage::Error { .. }).then(|| m.clone()))
+            .await
+    }
+
+    /// Sends a ping and returns every message received before the pong:
+    /// a barrier that proves the server has handled what came before.
+    pub async fn sync(&mut self) -> Vec<ServerMessage> {
+        self.send(&ClientMessage::Ping).await;
+        let mut seen = Vec::new();
+        loop {
+            match self.recv().await {
+                ServerMessage::Pong => return seen,
+                other => seen.push(other),
+            }
+        }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// What `hello` brought.
+#[derive(Debug)]
+pub struct Joined {
+    pub welcome: ServerMessage,
+    /// The snapshot, or the missed events.
+    pub replay: Vec<ServerMessage>,
+}
+
+impl Joined {
+    pub fn secret(&self) -> Option<String> {
+        match &self.welcome {
+            ServerMessage::Welcome { secret, .. } => secret.clone(),
+            _ => None,
+        }
+    }
+
+    pub fn snapshot(&self) -> Option<(u64, Vec<String>, baghchal_protocol::GameState)> {
+        self.replay.iter().find_map(|m| match m {
+            ServerMessage::Snapshot {
+                version,
+                moves,
+                state,
+            } => Some((*version, moves.clone(), state.clone())),
+            _ => None,
+        })
+    }
+}
+
+/// A JSON value's field, for quick checks.
+pub fn field<'a>(value: &'a Value, name: &str) -> &'a Value {
+    &value[name]
+}
