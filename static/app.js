@@ -23,6 +23,7 @@ import { t, setLang, lang, num } from './i18n.js';
  * What this browser keeps of a seat, per table.
  * @typedef {object} StoredSeat
  * @property {string} secret
+ * @property {import('./wire.js').Player} [player] which seat the secret holds
  * @property {string | null} [opponent_link]
  * @property {string | null} [spectator_link]
  */
@@ -273,7 +274,7 @@ class HomeView {
           max: 1000,
           step: 1,
           value: String(v.ply_limit || 400),
-          onchange: (e) => (v.ply_limit = Number(/** @type {HTMLInputElement} */ (e.target).value) || 400),
+          oninput: (e) => (v.ply_limit = Number(/** @type {HTMLInputElement} */ (e.target).value) || 400),
         }),
         h(
           'label',
@@ -345,7 +346,7 @@ class HomeView {
           step: 1,
           value: String(f.spectators || 0),
           'aria-describedby': 'spectators-hint',
-          onchange: (e) => (f.spectators = Math.min(12, Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)))),
+          oninput: (e) => (f.spectators = Math.min(12, Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)))),
         }),
         h('p', { class: 'hint', id: 'spectators-hint', text: t('spectatorsHint') }),
       ),
@@ -405,7 +406,7 @@ class HomeView {
       const created = /** @type {TableCreated} */ (json);
       this.busy = false;
       if (created.secret) {
-        saveSeat(created.table, { secret: created.secret, opponent_link: created.opponent_link, spectator_link: created.spectator_link });
+        saveSeat(created.table, { secret: created.secret, player: 'host', opponent_link: created.opponent_link, spectator_link: created.spectator_link });
         navigate(`/t/${encodeURIComponent(created.table)}#seat=${encodeURIComponent(created.secret)}`);
       } else if (created.spectator_link) {
         navigate(localPath(created.spectator_link));
@@ -440,7 +441,7 @@ class TableView {
     if (seat) {
       this.token = seat;
       this.tokenKind = 'seat';
-    } else if (invite && stored) {
+    } else if (invite && stored && stored.player === 'guest') {
       // This browser already claimed the seat: reconnect it.
       this.token = stored.secret;
       this.tokenKind = 'seat';
@@ -501,6 +502,7 @@ class TableView {
 
   destroy() {
     this.destroyed = true;
+    document.title = t('title');
     window.clearTimeout(this.retryTimer);
     window.clearInterval(this.pingTimer);
     window.removeEventListener('online', this.onOnline);
@@ -590,13 +592,19 @@ class TableView {
         if (msg.secret) {
           this.token = msg.secret;
           this.tokenKind = 'seat';
-          saveSeat(this.table, { secret: msg.secret });
+          // One browser may hold both seats (two tabs): the host's record,
+          // with its links, is kept; this tab's fragment holds the guest's.
+          if (loadSeat(this.table)?.player !== 'host') saveSeat(this.table, { secret: msg.secret, player: 'guest' });
           history.replaceState(null, '', `/t/${encodeURIComponent(this.table)}#seat=${encodeURIComponent(msg.secret)}`);
         } else if (msg.role === 'player' && this.tokenKind === 'seat' && this.token) {
           const stored = loadSeat(this.table);
-          if (!stored || stored.secret !== this.token) saveSeat(this.table, { secret: this.token });
+          if (!stored || (stored.secret !== this.token && (stored.player !== 'host' || msg.player === 'host'))) {
+            saveSeat(this.table, { secret: this.token, player: msg.player });
+          }
         }
-        this.render();
+        // A reconnect keeps the view (and the focus); a first join builds it.
+        if (this.el && this.el.role === msg.role) this.update();
+        else this.render();
         // An action sent before the connection dropped and never answered
         // goes again with its id: the server applies it at most once.
         if (this.pending && this.pendingAction) this.send({ type: 'action', id: this.pending, action: this.pendingAction });
@@ -618,12 +626,13 @@ class TableView {
         if (msg.event.kind === 'played') this.moves = [...this.moves, msg.event.action];
         if (msg.event.kind === 'rematch_started') this.moves = [];
         const hadResult = Boolean(this.state && this.state.result);
+        const wasPlacing = this.state?.phase === 'placement' && this.state.game === msg.state.game;
         this.state = msg.state;
         this.pending = null;
         this.pendingAction = null;
         this.confirmResign = false;
         this.update(msg.event.kind === 'played');
-        this.announceEvent(msg.event, msg.state, hadResult);
+        this.announceEvent(msg.event, msg.state, hadResult, wasPlacing && msg.state.phase === 'movement');
         break;
       }
       case 'presence': {
@@ -722,8 +731,9 @@ class TableView {
    * @param {TableEvent} event
    * @param {GameState} s
    * @param {boolean} hadResult
+   * @param {boolean} placed this event placed the last goat
    */
-  announceEvent(event, s, hadResult) {
+  announceEvent(event, s, hadResult, placed) {
     /** @type {string[]} */
     const parts = [];
     switch (event.kind) {
@@ -750,6 +760,7 @@ class TableView {
         break;
       }
     }
+    if (placed) parts.push(t('announceAllPlaced'));
     if (s.result && !hadResult) parts.push(this.resultText(s));
     else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurn'));
     announce(parts.join('. '));
@@ -778,6 +789,7 @@ class TableView {
     this.board.relabel();
 
     this.el = {
+      role: this.role,
       banner: h('p', { class: 'banner', role: 'status' }),
       headline: h('p', { class: 'headline', id: 'headline' }),
       counters: h('dl', { class: 'counters' }),
@@ -785,6 +797,7 @@ class TableView {
       seats: h('ul', { class: 'seats' }),
       spectators: h('p', { class: 'spectators' }),
       tally: h('p', { class: 'tally' }),
+      rules: h('p', { class: 'rules', text: this.rulesText() }),
       controls: h('div', { class: 'controls' }),
       moves: h('ol', { class: 'moves', 'aria-label': t('moves') }),
       links: this.renderLinks(),
@@ -801,7 +814,7 @@ class TableView {
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
-          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally),
+          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules),
           h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           h('section', { class: 'card' }, h('h2', { text: t('moves') }), e.moves),
@@ -809,6 +822,23 @@ class TableView {
       ),
     );
     this.update();
+  }
+
+  /** The table's rules, where they differ from the house rules. */
+  rulesText() {
+    const v = this.info?.variant;
+    /** @type {string[]} */
+    const list = [];
+    if (v) {
+      const target = v.three_tigers ? 4 : 5;
+      if (v.goats_to_win !== undefined && v.goats_to_win !== null && v.goats_to_win !== target) list.push(t('rulesTarget', { n: v.goats_to_win }));
+      if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
+      if (v.multi_jump) list.push(t('rulesMultiJump'));
+      if (v.three_tigers) list.push(t('rulesThreeTigers'));
+      if (v.repetition === 'threefold_draw') list.push(t('rulesThreefold'));
+      if (v.ply_limit !== undefined && v.ply_limit !== 400) list.push(t('rulesPlyLimit', { n: v.ply_limit }));
+    }
+    return t('rules', { list: list.length ? list.join(', ') : t('rulesHouse') });
   }
 
   /**
@@ -903,6 +933,10 @@ class TableView {
       this.copyState[kind] = t('copyFailed');
     }
     status.textContent = this.copyState[kind];
+    window.setTimeout(() => {
+      delete this.copyState[kind];
+      status.textContent = '';
+    }, 4000);
   }
 
   renderWatch() {
@@ -955,6 +989,7 @@ class TableView {
     else if (mine) headline = `${t('opponentTurn', { side: sideName(s.side_to_move) })} · ${phase}`;
     else headline = `${t('turnOf', { side: sideName(s.side_to_move) })} · ${phase}`;
     e.headline.textContent = headline;
+    document.title = mode === 'play' ? `● ${t('announceYourTurn')} ${t('title')}` : t('title');
     e.headline.classList.toggle('finished', Boolean(s.result));
     e.headline.classList.toggle('my-turn', mode === 'play');
 
@@ -1014,7 +1049,9 @@ class TableView {
         );
       }),
     );
-    e.spectators.textContent = p ? t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats }) : '';
+    if (!p) e.spectators.textContent = '';
+    else if (p.spectator_seats === 0) e.spectators.textContent = t('noSpectatorSeats');
+    else e.spectators.textContent = t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats });
     const tally = s.tally;
     const gameNo = t('game', { n: s.game });
     if (this.player) {
@@ -1091,6 +1128,7 @@ class TableView {
         } else out.push(button('offer-draw', t('offerDraw'), () => this.send({ type: 'offer_draw' })));
       }
     }
+    if (!mine && s.draw_offer && !s.result) out.push(h('p', { class: 'offer', text: t('drawOfferPending', { side: sideName(s.draw_offer) }) }));
     if (mine && s.result) {
       if (s.rematch_offer === mine) out.push(h('p', { class: 'offer', text: t('rematchAsked') }));
       else if (s.rematch_offer) {

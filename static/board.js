@@ -146,6 +146,10 @@ export class Board {
     this.pieceLayer = svg('g', { class: 'piece-layer' });
     this.markLayer = svg('g', { class: 'mark-layer' });
     this.grid = document.createElement('div');
+    /** @type {{sq: string, pointer: number, x: number, y: number, moving: boolean} | null} a piece being dragged */
+    this.drag = null;
+    /** Set between a drop and the click the browser sends after it. */
+    this.swallowClick = false;
     this.build();
   }
 
@@ -200,7 +204,14 @@ export class Board {
       b.style.left = `${(x / SIZE) * 100}%`;
       b.style.top = `${(y / SIZE) * 100}%`;
       b.tabIndex = sq === this.focusPoint ? 0 : -1;
-      b.addEventListener('click', () => this.activate(sq));
+      b.addEventListener('click', (e) => {
+        if (this.swallowClick) {
+          this.swallowClick = false;
+          e.stopPropagation();
+          return;
+        }
+        this.activate(sq);
+      });
       b.addEventListener('focus', () => this.setFocusPoint(sq, false));
       this.buttons.set(sq, b);
       grid.append(b);
@@ -208,8 +219,90 @@ export class Board {
     this.root.replaceChildren(s, grid);
     // A click on the board outside every point drops the selection.
     this.root.addEventListener('click', (e) => {
+      if (this.swallowClick) {
+        this.swallowClick = false;
+        return;
+      }
       if (!(e.target instanceof HTMLElement && e.target.closest('.point-button'))) this.deselect();
     });
+    grid.addEventListener('pointerdown', (e) => this.dragStart(e));
+    window.addEventListener('pointermove', (e) => this.dragMove(e));
+    window.addEventListener('pointerup', (e) => this.dragEnd(e));
+    window.addEventListener('pointercancel', () => this.dragCancel());
+  }
+
+  // Dragging a piece onto a point does what two clicks do.
+
+  /** @param {PointerEvent} e */
+  dragStart(e) {
+    if (this.view.mode !== 'play' || e.button !== 0 || !(e.target instanceof HTMLElement)) return;
+    const sq = e.target.closest('.point-button')?.getAttribute('data-square');
+    if (!sq || this.path.length > 1 || !this.targets().movable.has(sq)) return;
+    this.drag = { sq, pointer: e.pointerId, x: e.clientX, y: e.clientY, moving: false };
+  }
+
+  /** @param {PointerEvent} e */
+  dragMove(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.pointer) return;
+    if (!d.moving) {
+      if (Math.hypot(e.clientX - d.x, e.clientY - d.y) < 8) return;
+      d.moving = true;
+      this.path = [d.sq];
+      this.render();
+    }
+    const el = this.pieceEls.get(d.sq);
+    if (!el) return;
+    const { x, y } = this.toBoard(e.clientX, e.clientY);
+    el.classList.add('dragging');
+    this.pieceLayer.append(el);
+    el.style.transform = `translate(${x}px, ${y}px) scale(1.12)`;
+  }
+
+  /** @param {PointerEvent} e */
+  dragEnd(e) {
+    const d = this.drag;
+    if (!d || e.pointerId !== d.pointer) return;
+    this.drag = null;
+    if (!d.moving) return;
+    this.dropPiece(d.sq);
+    // The click that follows this pointerup is the drop, not a new choice.
+    this.swallowClick = true;
+    window.setTimeout(() => {
+      this.swallowClick = false;
+    }, 0);
+    const { x, y } = this.toBoard(e.clientX, e.clientY);
+    const col = Math.round((x - MARGIN) / STEP);
+    const row = 5 - Math.round((y - MARGIN) / STEP);
+    if (col < 0 || col > 4 || row < 1 || row > 5) return;
+    const target = `${FILES[col]}${row}`;
+    if (target !== d.sq && this.targets().dests.has(target)) this.activate(target);
+  }
+
+  dragCancel() {
+    if (this.drag?.moving) this.dropPiece(this.drag.sq);
+    this.drag = null;
+  }
+
+  /**
+   * Puts a dragged piece back on its point.
+   * @param {string} sq
+   */
+  dropPiece(sq) {
+    const el = this.pieceEls.get(sq);
+    if (!el) return;
+    el.classList.remove('dragging');
+    el.style.transform = translate(sq);
+  }
+
+  /**
+   * Board units of a point on the screen.
+   * @param {number} clientX
+   * @param {number} clientY
+   */
+  toBoard(clientX, clientY) {
+    const r = this.root.getBoundingClientRect();
+    return { x: ((clientX - r.left) / r.width) * SIZE, y: ((clientY - r.top) / r.height) * SIZE };
   }
 
   /**

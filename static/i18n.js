@@ -67,10 +67,20 @@ const en = {
   moves: 'Moves',
   noMoves: 'No moves yet.',
   seats: 'Seats',
+  rules: 'Rules: {list}',
+  rulesHouse: 'house rules',
+  rulesTarget: '{n} goats to win',
+  rulesTigersFirst: 'tigers move first',
+  rulesMultiJump: 'multiple jumps',
+  rulesThreeTigers: 'three tigers',
+  rulesThreefold: 'threefold repetition draws',
+  rulesPlyLimit: 'draw after {n} half moves',
+  drawOfferPending: '{side} offer a draw.',
   connected: 'connected',
   disconnected: 'not connected',
   computerLevel: 'computer, level {level}',
   spectatorsCount: 'Spectators: {n} of {seats}',
+  noSpectatorSeats: 'No spectator seats',
   game: 'Game {n}',
   tally: 'Tally: you {mine}, opponent {theirs}, draws {draws}',
   tallyNeutral: 'Tally: host {host}, guest {guest}, draws {draws}',
@@ -118,6 +128,7 @@ const en = {
   announceRematchStarted: 'Game {n} begins; sides are swapped. You play {side}.',
   announceRematchStartedNeutral: 'Game {n} begins; sides are swapped.',
   announceYourTurn: 'Your turn.',
+  announceAllPlaced: 'Every goat is placed: now the goats move',
 
   // Results
   resultWin: '{side} win',
@@ -218,10 +229,20 @@ const ne = {
   moves: 'चालहरू',
   noMoves: 'अहिलेसम्म कुनै चाल छैन।',
   seats: 'सिटहरू',
+  rules: 'नियम: {list}',
+  rulesHouse: 'घरका नियम',
+  rulesTarget: 'जित्न {n} बाख्रा',
+  rulesTigersFirst: 'बाघ पहिले चाल्छन्',
+  rulesMultiJump: 'धेरै पटक नाघ्न पाइने',
+  rulesThreeTigers: 'तीन बाघ',
+  rulesThreefold: 'तीन पटक दोहोरिए बराबरी',
+  rulesPlyLimit: '{n} आधा चालपछि बराबरी',
+  drawOfferPending: '{side} ले बराबरीको प्रस्ताव गरेका छन्।',
   connected: 'जोडिएको',
   disconnected: 'जोडिएको छैन',
   computerLevel: 'कम्प्युटर, स्तर {level}',
   spectatorsCount: 'दर्शक: {seats} मध्ये {n}',
+  noSpectatorSeats: 'दर्शकका सिट छैनन्',
   game: 'खेल {n}',
   tally: 'नतिजा: तपाईं {mine}, प्रतिद्वन्द्वी {theirs}, बराबरी {draws}',
   tallyNeutral: 'नतिजा: आयोजक {host}, पाहुना {guest}, बराबरी {draws}',
@@ -268,6 +289,7 @@ const ne = {
   announceRematchStarted: 'खेल {n} सुरु; पक्ष साटिए। तपाईं {side}।',
   announceRematchStartedNeutral: 'खेल {n} सुरु; पक्ष साटिए।',
   announceYourTurn: 'तपाईंको पालो।',
+  announceAllPlaced: 'सबै बाख्रा राखिए: अब बाख्रा चाल्छन्',
 
   resultWin: '{side} जिते',
   resultDraw: 'बराबरी',
@@ -324,12 +346,15 @@ export function setLang(l) {
   current = l;
 }
 
+const NEPALI_DIGITS = '०१२३४५६७८९';
+
 /**
  * Formats a number in the current language's digits.
  * @param {number} n
  */
 export function num(n) {
-  return current === 'ne' ? n.toLocaleString('ne-NP', { useGrouping: false }) : String(n);
+  const s = String(n);
+  return current === 'ne' ? s.replace(/[0-9]/g, (d) => NEPALI_DIGITS[Number(d)]) : s;
 }
 
 /**

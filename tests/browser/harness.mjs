@@ -89,10 +89,11 @@ export async function launchBrowser() {
 /**
  * A new browser context (its own storage: a different person) and page.
  * @param {import('playwright-core').Browser} browser
- * @param {{phone?: boolean, reducedMotion?: boolean}} [opts]
+ * @param {{phone?: boolean, reducedMotion?: boolean, clipboard?: boolean}} [opts]
  */
 export async function newPage(browser, opts = {}) {
   const context = await browser.newContext({
+    permissions: opts.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
     viewport: opts.phone ? { width: 375, height: 812 } : { width: 1280, height: 860 },
     deviceScaleFactor: 1,
     isMobile: Boolean(opts.phone),
@@ -221,6 +222,9 @@ export async function seriousViolations(page) {
  */
 export async function screenshot(page, name) {
   mkdirSync(SCREENSHOTS, { recursive: true });
+  // Pictures of the page at rest, not of a piece mid-move or a hover.
+  await page.mouse.move(0, 0);
+  await page.waitForFunction(() => document.getAnimations().length === 0);
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
 

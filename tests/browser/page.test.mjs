@@ -79,6 +79,10 @@ test('the home page offers every table option and passes an accessibility scan',
   assert.equal(await page.locator('html').getAttribute('lang'), 'ne');
   assert.equal(await text(page, '#site-title'), 'बाघचाल');
   assert.match(await text(page, 'form.create'), /बाख्रा/);
+  // Numbers in Devanagari digits: the computer's level, 400 to 2400.
+  await page.locator('input[name="opponent"][value="computer"]').check();
+  await page.locator('#level').fill('2400');
+  assert.equal(await text(page, '#level-out'), '२४००');
   await page.reload();
   assert.equal(await text(page, '#site-title'), 'बाघचाल');
   assert.deepEqual(await seriousViolations(page), []);
@@ -89,7 +93,7 @@ test('the home page offers every table option and passes an accessibility scan',
 });
 
 test('two friends play to a finish through the opponent link while a third watches', async () => {
-  const host = await newPage(browser, { reducedMotion: false });
+  const host = await newPage(browser, { reducedMotion: false, clipboard: true });
   await createTable(host.page, server.url, { opponent: 'friend', side: 'goats', spectators: 2, goatsToWin: 3 });
   // The links panel, with copy buttons and the privacy note.
   const opponentLink = await link(host.page, 'opponent');
@@ -99,7 +103,11 @@ test('two friends play to a finish through the opponent link while a third watch
   assert.equal(await host.page.getByRole('button', { name: 'Copy the opponent link' }).count(), 1);
   assert.equal(await host.page.getByRole('button', { name: 'Copy the spectator link' }).count(), 1);
   assert.match(await text(host.page, '.links'), /private/);
+  await host.page.getByRole('button', { name: 'Copy the spectator link' }).click();
+  await host.page.getByText('Copied').waitFor();
+  assert.equal(await host.page.evaluate(() => navigator.clipboard.readText()), spectatorLink);
   assert.equal(await text(host.page, '#seat-tigers .seat-state'), 'not connected');
+  assert.equal(await text(host.page, '.rules'), 'Rules: 3 goats to win');
 
   // The guest is on a phone and taps.
   const guest = await newPage(browser, { phone: true, reducedMotion: false });
@@ -348,6 +356,7 @@ test('placement ends and the goats move: a game in the movement phase', async ()
     await waitPlies(host.page, ply);
   }
   await guest.page.waitForFunction(() => document.getElementById('counter-phase')?.textContent === 'movement');
+  await guest.page.waitForFunction(() => /Every goat is placed: now the goats move/.test(document.getElementById('live')?.textContent || ''));
   assert.equal(await text(guest.page, '#counter-in-hand'), '0');
   // The tigers move first in the movement phase; then the goats step.
   const tiger = (await squaresNamed(guest.page, 'can move'))[0];
@@ -358,13 +367,60 @@ test('placement ends and the goats move: a game in the movement phase', async ()
   await host.page.locator('.board-root.playable').waitFor();
   const goat = (await squaresNamed(host.page, 'can move'))[0];
   await point(host.page, goat).click();
-  assert.ok((await squaresNamed(host.page, 'you can move here')).length > 0);
+  const goatDest = (await squaresNamed(host.page, 'you can move here'))[0];
+  assert.ok(goatDest);
   assert.match(await text(host.page, '#headline'), /Your turn \(Goats\) · movement/);
   await screenshot(host.page, 'movement');
+  // Clicking the selected goat again puts it down; dragging it moves it.
+  await point(host.page, goat).click();
+  assert.equal(await host.page.locator('.selection-ring').count(), 0);
+  const centre = async (/** @type {string} */ sq) => {
+    const box = /** @type {{x: number, y: number, width: number, height: number}} */ (await point(host.page, sq).boundingBox());
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  };
+  const [fx, fy] = await centre(goat);
+  const [tx, ty] = await centre(goatDest);
+  await host.page.mouse.move(fx, fy);
+  await host.page.mouse.down();
+  await host.page.mouse.move(tx, ty, { steps: 6 });
+  await host.page.mouse.up();
+  await waitPlies(guest.page, 41);
+  assert.equal((await plies(guest.page))[40], `${goat}-${goatDest}`);
   for (const p of [host, guest]) {
     clean(p);
     await p.context.close();
   }
+});
+
+test('the computer plays itself at a bots table, watched through its link', async () => {
+  const p = await newPage(browser);
+  await createTable(p.page, server.url, { opponent: 'bots', level: 400, spectators: 1 });
+  assert.match(p.page.url(), /#watch=/);
+  await p.page.waitForFunction(() => document.querySelectorAll('.moves .ply').length >= 3);
+  assert.equal(await p.page.locator('#resign, #offer-draw, .links').count(), 0);
+  clean(p);
+  await p.context.close();
+});
+
+test('one browser can hold both seats of a table in two tabs', async () => {
+  const p = await newPage(browser);
+  await createTable(p.page, server.url, { opponent: 'friend', side: 'goats' });
+  const invite = await link(p.page, 'opponent');
+  const tab = await p.context.newPage();
+  await tab.goto(invite);
+  await tab.waitForURL(/#seat=/);
+  await waitPlies(tab);
+  assert.match(await text(tab, '#seat-tigers .seat-name'), /\(you\)/);
+  await p.page.waitForFunction(() => document.querySelector('#seat-tigers .seat-state')?.textContent === 'connected');
+  await playByMouse(p.page, 'c3');
+  await waitPlies(tab, 1);
+  // The host's tab keeps its seat and its links after a refresh.
+  await p.page.reload();
+  await waitPlies(p.page, 1);
+  assert.match(await text(p.page, '#seat-goats .seat-name'), /\(you\)/);
+  assert.equal(await link(p.page, 'opponent'), invite);
+  clean(p);
+  await p.context.close();
 });
 
 test('a full gallery and an unknown link get clear pages', async () => {
@@ -457,4 +513,54 @@ test('the page reconnects by itself when the server restarts, and catches up', a
   // The browser itself logs each refused connection attempt.
   clean(host, /WebSocket connection to .* failed/);
   await host.context.close();
+});
+
+test('the board offers a chain of jumps one landing at a time, and stopping early', async () => {
+  // The multi-jump variant's actions, drawn by the board component alone.
+  const p = await newPage(browser);
+  const { page } = p;
+  await page.goto(`${server.url}/`);
+  await page.evaluate(async () => {
+    const { Board } = await import('/board.js');
+    const root = document.createElement('div');
+    root.id = 'chain';
+    root.style.width = '400px';
+    document.body.prepend(root);
+    /** @type {string[]} */
+    const sent = [];
+    Object.assign(window, { sent });
+    const board = new Board(root, (a) => sent.push(a));
+    board.update(
+      {
+        position: 'T..../...G./...../.G.../T...T t 0 0 40',
+        legal: ['a1xc3', 'a1xc3xe5', 'a1-a2', 'a1-b1', 'a5-a4', 'a5-b5', 'e1-d1', 'e1-e2', 'e1-d2'],
+        lastAction: null,
+        mode: 'play',
+        hints: false,
+      },
+      false,
+    );
+  });
+  const chain = (/** @type {string} */ sq) => page.locator(`#chain .point-button[data-square="${sq}"]`);
+  const sent = () => page.evaluate(() => /** @type {any} */ (window).sent);
+  await chain('a1').click();
+  assert.equal(await chain('c3').getAttribute('aria-label'), 'c3, empty, you can jump here');
+  await chain('c3').click();
+  assert.deepEqual(await sent(), []);
+  assert.equal(await chain('e5').getAttribute('aria-label'), 'e5, empty, you can jump here');
+  assert.equal(await chain('c3').getAttribute('aria-label'), 'c3, empty, selected, end the jumps here');
+  await chain('e5').click();
+  assert.deepEqual(await sent(), ['a1xc3xe5']);
+  await chain('a1').click();
+  await chain('c3').click();
+  await chain('c3').click();
+  assert.deepEqual(await sent(), ['a1xc3xe5', 'a1xc3']);
+  // A piece that cannot move is not picked up; a step goes at once.
+  await chain('b2').click();
+  assert.equal(await page.locator('#chain .selection-ring').count(), 0);
+  await chain('e1').click();
+  await chain('d2').click();
+  assert.deepEqual(await sent(), ['a1xc3xe5', 'a1xc3', 'e1-d2']);
+  clean(p);
+  await p.context.close();
 });

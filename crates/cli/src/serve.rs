@@ -1,6 +1,7 @@
 //! `baghchal serve`: the table server.
 
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -32,6 +33,12 @@ pub struct Args {
     /// The page's files.
     #[arg(long, env = "BAGHCHAL_STATIC_DIR", default_value = "static")]
     static_dir: PathBuf,
+    /// Messages a websocket may send per second (after its burst).
+    #[arg(long, env = "BAGHCHAL_WS_RATE", default_value_t = NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN))]
+    ws_rate: NonZeroU32,
+    /// Messages a websocket may send at once.
+    #[arg(long, env = "BAGHCHAL_WS_BURST", default_value_t = NonZeroU32::new(20).unwrap_or(NonZeroU32::MIN))]
+    ws_burst: NonZeroU32,
     /// The movement-phase tablebase (default: baghchal.tb when it exists).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]
     tablebase: Option<PathBuf>,
@@ -66,6 +73,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut config = Config::new(args.database_url, public_url);
         config.static_dir = args.static_dir;
         config.bot = Arc::new(engine);
+        config.rate = baghchal_server::ws::RateLimit {
+            burst: args.ws_burst,
+            per_second: args.ws_rate,
+        };
         // Harnesses read this line to find a server started on port 0.
         println!("listening on http://{addr}");
         baghchal_server::run(listener, config, shutdown_signal()).await?;

@@ -1,21 +1,33 @@
-//! perft throughput in leaf nodes per second.
+//! perft throughput in leaf nodes per second (the last ply counted in
+//! bulk), from the start and from a movement-phase position.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 use baghchal_rules::{perft, Position, Rules};
 
+/// A movement-phase position with five empty points and the repetition
+/// rule at work.
+const MOVEMENT: &str = "TGG.T/G.GGG/GG.GG/GGG.G/T.GGT g 0 4 60";
+
 fn bench(c: &mut Criterion) {
-    let start = Position::default();
-    let movement = Position::from_text("TGGGT/GGGGG/GG.GG/GGGGG/TGGGT t 0 0 39", Rules::default());
     let mut group = c.benchmark_group("perft");
-    let depth = 5;
-    group.throughput(Throughput::Elements(perft(&start, depth)));
-    group.bench_function("start depth 5", |b| b.iter(|| perft(&start, depth)));
-    if let Ok(movement) = movement {
-        let n = perft(&movement, 6);
-        group.throughput(Throughput::Elements(n));
-        group.bench_function("movement depth 6", |b| b.iter(|| perft(&movement, 6)));
-    }
+    group.sample_size(10);
+
+    let start = Position::default();
+    let leaves = perft(&start, 6);
+    group.throughput(Throughput::Elements(leaves));
+    group.bench_function("start depth 6", |b| b.iter(|| perft(&start, 6)));
+
+    let movement = Position::from_text(MOVEMENT, Rules::default()).expect("a valid position");
+    let leaves = perft(&movement, 7);
+    group.throughput(Throughput::Elements(leaves));
+    group.bench_function("movement depth 7", |b| b.iter(|| perft(&movement, 7)));
+
+    let chains = Position::new("multi-jump".parse().expect("valid rules"));
+    let leaves = perft(&chains, 6);
+    group.throughput(Throughput::Elements(leaves));
+    group.bench_function("multi-jump start depth 6", |b| b.iter(|| perft(&chains, 6)));
+
     group.finish();
 }
 

@@ -101,6 +101,58 @@ const JUMPS: [Jumps; 25] = {
     table
 };
 
+/// For each direction, its index offset and the points a step that way
+/// can leave (the neighbour exists and, for a diagonal, the point has
+/// diagonals), and the points a jump that way can leave.
+#[derive(Clone, Copy)]
+pub(crate) struct Ray {
+    /// How far the index moves: `+1` east, `+5` north, `+6` north-east...
+    pub shift: i8,
+    /// The points with a line to the neighbour in this direction.
+    pub step_from: u32,
+    /// The points with a straight jump in this direction.
+    pub jump_from: u32,
+}
+
+pub(crate) const RAYS: [Ray; 8] = {
+    let mut rays = [Ray {
+        shift: 0,
+        step_from: 0,
+        jump_from: 0,
+    }; 8];
+    let mut d = 0;
+    while d < 8 {
+        let dir = DIRECTIONS[d];
+        let diagonal = dir.0 != 0 && dir.1 != 0;
+        let mut sq = 0;
+        while sq < 25 {
+            if !diagonal || diagonals_at(sq) {
+                if offset(sq, dir, 1).is_some() {
+                    rays[d].step_from |= 1 << sq;
+                }
+                if offset(sq, dir, 2).is_some() {
+                    rays[d].jump_from |= 1 << sq;
+                }
+            }
+            sq += 1;
+        }
+        rays[d].shift = dir.0 + 5 * dir.1;
+        d += 1;
+    }
+    rays
+};
+
+/// The set `bits` moved `shift` points along the index (no wrap: the
+/// callers mask the set first).
+#[inline(always)]
+pub(crate) const fn shifted(bits: u32, shift: i8) -> u32 {
+    if shift >= 0 {
+        bits << shift
+    } else {
+        bits >> -shift
+    }
+}
+
 /// The points joined to `square` by one line.
 ///
 /// ```
@@ -197,6 +249,36 @@ mod tests {
             for b in neighbours(a) {
                 assert!(neighbours(b).contains(a), "{a}-{b}");
             }
+        }
+    }
+
+    #[test]
+    fn the_rays_agree_with_the_neighbour_and_jump_tables() {
+        for sq in Square::ALL {
+            let mut steps = 0;
+            let mut jumps = Vec::new();
+            for ray in RAYS {
+                let from = 1u32 << sq.index();
+                if ray.step_from & from != 0 {
+                    steps |= shifted(from, ray.shift);
+                }
+                if ray.jump_from & from != 0 {
+                    let over = shifted(from, ray.shift);
+                    let land = shifted(over, ray.shift);
+                    jumps.push((
+                        over.trailing_zeros() as usize,
+                        land.trailing_zeros() as usize,
+                    ));
+                }
+            }
+            assert_eq!(Bitboard(steps), neighbours(sq), "{sq}");
+            let mut table: Vec<(usize, usize)> = jump_lines(sq)
+                .iter()
+                .map(|l| (l.over.index(), l.land.index()))
+                .collect();
+            table.sort_unstable();
+            jumps.sort_unstable();
+            assert_eq!(jumps, table, "{sq}");
         }
     }
 

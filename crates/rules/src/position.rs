@@ -590,21 +590,21 @@ pub(crate) fn for_each_legal(s: &State, rules: &Rules, record: &[u64], f: &mut i
     }
 }
 
-/// The number of legal actions of `s`.
+/// The number of legal actions of `s`, without listing them: whole sets
+/// of points at a time, one direction after another.
 #[inline]
 pub(crate) fn count_legal(s: &State, rules: &Rules, record: &[u64]) -> u64 {
     let empty = s.empty();
     if s.side == Side::Goat && s.in_hand > 0 {
-        return empty.count_ones() as u64;
+        return u64::from(empty.count_ones());
     }
-    let mine = if s.side == Side::Goat {
-        s.goats
-    } else {
-        s.tigers
+    let mine = match s.side {
+        Side::Goat => s.goats,
+        Side::Tiger => s.tigers,
     };
-    let mut n = 0u64;
-    for from in Bitboard(mine) {
-        n += (board::neighbours(from).0 & empty).count_ones() as u64;
+    let mut n = 0u32;
+    for ray in board::RAYS {
+        n += (board::shifted(mine & ray.step_from, ray.shift) & empty).count_ones();
     }
     if s.side == Side::Tiger {
         if rules.multi_jump() {
@@ -612,14 +612,14 @@ pub(crate) fn count_legal(s: &State, rules: &Rules, record: &[u64]) -> u64 {
                 for_each_jump(s, rules, from, &mut |_| n += 1);
             }
         } else {
-            for from in Bitboard(mine) {
-                for line in board::jump_lines(from) {
-                    n += (s.goats >> line.over.index() & empty >> line.land.index() & 1) as u64;
-                }
+            for ray in board::RAYS {
+                let over = board::shifted(mine & ray.jump_from, ray.shift) & s.goats;
+                n += (board::shifted(over, ray.shift) & empty).count_ones();
             }
         }
     }
-    if rules.repetition() == Repetition::Forbid && s.in_hand == 0 {
+    let mut n = u64::from(n);
+    if rules.repetition() == Repetition::Forbid && s.in_hand == 0 && !record.is_empty() {
         n -= repeated_steps(s, record);
     }
     n

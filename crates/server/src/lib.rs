@@ -60,6 +60,8 @@ pub struct Config {
     pub pace: Pace,
     /// The most tables open at once.
     pub max_tables: usize,
+    /// The per-connection message budget.
+    pub rate: ws::RateLimit,
 }
 
 impl Config {
@@ -76,6 +78,7 @@ impl Config {
                 .unwrap_or(1),
             pace: Pace::default(),
             max_tables: 100_000,
+            rate: ws::RateLimit::default(),
         }
     }
 }
@@ -93,6 +96,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// The websocket tasks, awaited at shutdown.
     pub sockets: TaskTracker,
+    /// The per-connection message budget.
+    pub rate: ws::RateLimit,
 }
 
 /// Why the server could not start.
@@ -130,12 +135,13 @@ async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> 
         tables,
         shutdown,
         sockets,
+        rate,
         ..
     } = state;
     upgrade
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
-        .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, tables, shutdown)))
+        .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, tables, rate, shutdown)))
 }
 
 /// Opens the database, resumes the unfinished tables and serves on
@@ -165,6 +171,7 @@ pub async fn run(
         public_url: Arc::from(config.public_url.trim_end_matches('/')),
         shutdown: token.clone(),
         sockets: sockets.clone(),
+        rate: config.rate,
     };
     let router = app(state, &config.static_dir);
     let signal = token.clone();

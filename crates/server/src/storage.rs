@@ -10,6 +10,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Row, SqlitePool};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::options::{Opponent, TableOptions};
 use crate::token::TokenHash;
@@ -31,6 +32,9 @@ pub enum StorageError {
         /// What is wrong.
         what: String,
     },
+    /// The storage is shutting down.
+    #[error("the storage is closed")]
+    Closed,
     /// The URL names neither SQLite nor PostgreSQL.
     #[error("unsupported database URL (use sqlite:// or postgres://)")]
     UnsupportedUrl,
@@ -47,17 +51,103 @@ enum Pool {
 /// of first appearance).
 macro_rules! on_pool {
     ($storage:expr, $pool:ident => $body:expr) => {
-        match &$storage.pool {
+        match $storage {
             Pool::Sqlite($pool) => $body,
             Pool::Postgres($pool) => $body,
         }
     };
 }
 
+/// Events the writer commits in one transaction at most.
+const MAX_BATCH: usize = 512;
+
+/// One event waiting for the writer.
+struct Append {
+    table: String,
+    event: StoredEvent,
+    active: bool,
+    done: oneshot::Sender<Result<(), StorageError>>,
+}
+
+/// The writer: commits queued appends in batches, in arrival order. If a
+/// batch fails, its appends are retried one by one so that each gets its
+/// own answer.
+async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while let Some(first) = queue.recv().await {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        match pool.append(&batch).await {
+            Ok(()) => {
+                for append in batch.drain(..) {
+                    let _ = append.done.send(Ok(()));
+                }
+            }
+            Err(e) if batch.len() == 1 => {
+                if let Some(append) = batch.pop() {
+                    let _ = append.done.send(Err(e));
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
+                for append in batch.drain(..) {
+                    let result = pool.append(std::slice::from_ref(&append)).await;
+                    let _ = append.done.send(result);
+                }
+            }
+        }
+    }
+}
+
+impl Pool {
+    /// Stores `batch` in one transaction.
+    async fn append(&self, batch: &[Append]) -> Result<(), StorageError> {
+        let now = now_millis();
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            for append in batch {
+                let event = &append.event;
+                let version = i64::try_from(event.version).map_err(|_| StorageError::Corrupt {
+                    table: append.table.clone(),
+                    what: "version overflow".into(),
+                })?;
+                sqlx::query(
+                    "INSERT INTO events (table_id, version, kind, side, action, player, \
+                     client_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&append.table)
+                .bind(version)
+                .bind(event.kind.as_str())
+                .bind(event.side.as_deref())
+                .bind(event.action.as_deref())
+                .bind(event.player.as_deref())
+                .bind(event.client_id.as_deref())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
+                    .bind(i64::from(append.active))
+                    .bind(&append.table)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+}
+
 /// The database. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Storage {
     pool: Pool,
+    /// The queue of the writer task, which commits events in batches.
+    writer: mpsc::Sender<Append>,
 }
 
 /// A table's stored row.
@@ -171,12 +261,14 @@ impl Storage {
         } else {
             return Err(StorageError::UnsupportedUrl);
         };
-        Ok(Storage { pool })
+        let (writer, queue) = mpsc::channel(4 * MAX_BATCH);
+        tokio::spawn(write_batches(pool.clone(), queue));
+        Ok(Storage { pool, writer })
     }
 
     /// Whether the database answers.
     pub async fn ping(&self) -> Result<(), StorageError> {
-        on_pool!(self, pool => {
+        on_pool!(&self.pool, pool => {
             sqlx::query("SELECT 1").execute(pool).await?;
         });
         Ok(())
@@ -184,14 +276,14 @@ impl Storage {
 
     /// Closes the pool, waiting for connections to finish.
     pub async fn close(&self) {
-        on_pool!(self, pool => pool.close().await)
+        on_pool!(&self.pool, pool => pool.close().await)
     }
 
     /// Stores a new table.
     pub async fn create_table(&self, row: &TableRow) -> Result<(), StorageError> {
         let o = &row.options;
         let v = o.rules.options();
-        on_pool!(self, pool => {
+        on_pool!(&self.pool, pool => {
             sqlx::query(
                 "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
                  goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
@@ -227,7 +319,7 @@ impl Storage {
         table: &str,
         secret: &TokenHash,
     ) -> Result<bool, StorageError> {
-        let done = on_pool!(self, pool => {
+        let done = on_pool!(&self.pool, pool => {
             sqlx::query(
                 "UPDATE tables SET guest_secret = $1 WHERE id = $2 AND guest_secret IS NULL",
             )
@@ -241,46 +333,33 @@ impl Storage {
     }
 
     /// Appends one event at `event.version` and sets whether the table is
-    /// active, in one transaction. Fails if the version is taken.
+    /// active. It is durable when this returns `Ok`. Appends from every
+    /// table go through one writer that commits whatever has queued up in
+    /// one transaction (group commit), so that a busy server pays one disk
+    /// flush for many events.
     pub async fn append_event(
         &self,
         table: &str,
         event: &StoredEvent,
         active: bool,
     ) -> Result<(), StorageError> {
-        let version = i64::try_from(event.version).map_err(|_| StorageError::Corrupt {
+        let (done, result) = oneshot::channel();
+        let append = Append {
             table: table.to_owned(),
-            what: "version overflow".into(),
-        })?;
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            sqlx::query(
-                "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
-                 created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-            )
-            .bind(table)
-            .bind(version)
-            .bind(event.kind.as_str())
-            .bind(event.side.as_deref())
-            .bind(event.action.as_deref())
-            .bind(event.player.as_deref())
-            .bind(event.client_id.as_deref())
-            .bind(now_millis())
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
-                .bind(i64::from(active))
-                .bind(table)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-        });
-        Ok(())
+            event: event.clone(),
+            active,
+            done,
+        };
+        self.writer
+            .send(append)
+            .await
+            .map_err(|_| StorageError::Closed)?;
+        result.await.map_err(|_| StorageError::Closed)?
     }
 
     /// A table's row, or `None`.
     pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StorageError> {
-        let row = on_pool!(self, pool => {
+        let row = on_pool!(&self.pool, pool => {
             match sqlx::query(TABLE_COLUMNS).bind(id).fetch_optional(pool).await? {
                 Some(row) => Some(RawTable {
                     id: row.try_get("id")?,
@@ -307,7 +386,7 @@ impl Storage {
 
     /// A table's events, oldest first.
     pub async fn events(&self, table: &str) -> Result<Vec<StoredEvent>, StorageError> {
-        let raw: Vec<EventRow> = on_pool!(self, pool => {
+        let raw: Vec<EventRow> = on_pool!(&self.pool, pool => {
             sqlx::query_as(
                 "SELECT version, kind, side, action, player, client_id FROM events \
                  WHERE table_id = $1 ORDER BY version",
@@ -336,7 +415,7 @@ impl Storage {
 
     /// The ids of the tables to resume at start-up.
     pub async fn active_tables(&self) -> Result<Vec<String>, StorageError> {
-        let ids = on_pool!(self, pool => {
+        let ids = on_pool!(&self.pool, pool => {
             sqlx::query_scalar("SELECT id FROM tables WHERE active = 1 ORDER BY created_at")
                 .fetch_all(pool)
                 .await?

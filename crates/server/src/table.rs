@@ -111,6 +111,9 @@ enum Command {
         game: u32,
         respond_to: oneshot::Sender<Option<wire::GameRecord>>,
     },
+    Ping {
+        conn: ConnId,
+    },
 }
 
 /// The handle of a table's task. Cheap to clone; the task ends when the
@@ -216,6 +219,15 @@ impl TableHandle {
     ) -> Result<(), TableClosed> {
         self.tx
             .send(Command::Act { conn, id, intent })
+            .await
+            .map_err(|_| TableClosed)
+    }
+
+    /// Answers `pong` in the connection's outbox, after everything the
+    /// table sent it before.
+    pub async fn ping(&self, conn: ConnId) -> Result<(), TableClosed> {
+        self.tx
+            .send(Command::Ping { conn })
             .await
             .map_err(|_| TableClosed)
     }
@@ -374,6 +386,11 @@ impl Table {
                 }
                 Command::Record { game, respond_to } => {
                     let _ = respond_to.send(self.record(game));
+                }
+                Command::Ping { conn } => {
+                    if let Some((_, outbox)) = self.member_of(conn) {
+                        let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Pong)));
+                    }
                 }
             }
         }

@@ -16,15 +16,34 @@ use crate::play::Intent;
 use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
 use crate::tables::Tables;
 
-/// Messages a connection may send at once.
-pub const RATE_BURST: u32 = 20;
-/// Messages a connection may send per second, once the burst is spent.
-pub const RATE_PER_SECOND: u32 = 10;
+/// How many messages a connection may send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Messages a connection may send at once.
+    pub burst: NonZeroU32,
+    /// Messages a connection may send per second, once the burst is spent.
+    pub per_second: NonZeroU32,
+}
+
+impl Default for RateLimit {
+    /// 20 at once, then 10 a second: far above what a person sends.
+    fn default() -> RateLimit {
+        RateLimit {
+            burst: NonZeroU32::new(20).unwrap_or(NonZeroU32::MIN),
+            per_second: NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN),
+        }
+    }
+}
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Serves one websocket until either side closes it or the server stops.
-pub async fn serve(socket: WebSocket, tables: Tables, shutdown: CancellationToken) {
+pub async fn serve(
+    socket: WebSocket,
+    tables: Tables,
+    rate: RateLimit,
+    shutdown: CancellationToken,
+) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let span = tracing::info_span!("conn", conn_id = conn, table_id = tracing::field::Empty);
     Connection {
@@ -32,10 +51,7 @@ pub async fn serve(socket: WebSocket, tables: Tables, shutdown: CancellationToke
         socket,
         tables,
         shutdown,
-        limiter: RateLimiter::direct(
-            Quota::per_second(NonZeroU32::new(RATE_PER_SECOND).unwrap_or(NonZeroU32::MIN))
-                .allow_burst(NonZeroU32::new(RATE_BURST).unwrap_or(NonZeroU32::MIN)),
-        ),
+        limiter: RateLimiter::direct(Quota::per_second(rate.per_second).allow_burst(rate.burst)),
         joined: None,
     }
     .run()
@@ -176,7 +192,15 @@ impl Connection {
                 token,
                 since,
             } => self.hello(table, token, since).await,
-            ClientMessage::Ping => self.send(&ServerMessage::Pong).await,
+            ClientMessage::Ping => match &self.joined {
+                // Through the table, so that the pong comes after every
+                // answer to what was sent before it.
+                Some(joined) => match joined.table.ping(self.conn).await {
+                    Ok(()) => None,
+                    Err(_) => Some(End::Close(1001, "server shutting down")),
+                },
+                None => self.send(&ServerMessage::Pong).await,
+            },
             ClientMessage::Action { id, action } => {
                 let intent = action
                     .parse()

@@ -1,12 +1,10 @@
 //! Friend tables end to end: seats, links, actions, endings, rematches.
 
-mod common;
-
+use crate::common::{self, token_of, Client, TestDb, TestServer};
 use baghchal_protocol::{
     ClientMessage, CreateTable, EndReason, ErrorCode, Opponent, Player, ServerMessage, Side,
     Variant,
 };
-use common::{token_of, Client, TestDb, TestServer};
 
 fn friend(spectators: u8) -> CreateTable {
     CreateTable {

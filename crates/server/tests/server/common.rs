@@ -1,14 +1,14 @@
 //! A real server on port 0 with a fresh database, and real websocket and
 //! HTTP clients for it.
 
-#![allow(dead_code)]
-
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
 use baghchal_server::table::Pace;
+use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -114,10 +114,21 @@ pub fn quick_pace() -> Pace {
 
 impl TestServer {
     pub async fn start(db: &TestDb) -> TestServer {
+        TestServer::start_with(TestServer::config(db)).await
+    }
+
+    /// The tests' configuration: the computer answers at once and the
+    /// rate limit is out of the way.
+    pub fn config(db: &TestDb) -> Config {
         let mut config = Config::new(db.url.clone(), "http://test.invalid");
         config.pace = quick_pace();
         config.bot_threads = 2;
-        TestServer::start_with(config).await
+        // Tests play fast; the flood test sets its own limit.
+        config.rate = RateLimit {
+            burst: NonZeroU32::new(100_000).unwrap(),
+            per_second: NonZeroU32::new(100_000).unwrap(),
+        };
+        config
     }
 
     pub async fn start_with(config: Config) -> TestServer {
@@ -347,6 +358,12 @@ impl Client {
         .await;
     }
 
+    /// The version the event after the last ack will carry: the ack comes
+    /// before its event, so it is one more than the last version seen.
+    pub fn version_after_ack(&self) -> u64 {
+        self.version + 1
+    }
+
     /// Waits for the event at `version` and returns its state.
     pub async fn event_at(&mut self, version: u64) -> baghchal_protocol::GameState {
         self.until(|m| match m {
@@ -413,4 +430,92 @@ impl Joined {
 /// A JSON value's field, for quick checks.
 pub fn field<'a>(value: &'a Value, name: &str) -> &'a Value {
     &value[name]
+}
+
+/// Declares a scenario's tests: on SQLite always, on PostgreSQL when
+/// `BAGHCHAL_TEST_POSTGRES` is set.
+#[macro_export]
+macro_rules! on_both {
+    ($scenario:ident) => {
+        mod $scenario {
+            #[tokio::test]
+            async fn on_sqlite() {
+                let db = $crate::common::TestDb::sqlite();
+                super::$scenario(&db).await;
+            }
+
+            #[tokio::test]
+            async fn on_postgres() {
+                if let Some(db) = $crate::common::TestDb::postgres().await {
+                    super::$scenario(&db).await;
+                    db.cleanup().await;
+                }
+            }
+        }
+    };
+}
+
+/// A table request.
+pub fn request(opponent: baghchal_protocol::Opponent, spectators: u8) -> CreateTable {
+    CreateTable {
+        opponent,
+        side: baghchal_protocol::Side::Goats,
+        level: None,
+        spectators,
+        variant: baghchal_protocol::Variant::default(),
+    }
+}
+
+/// A friend table with both players seated.
+pub struct Seated {
+    pub created: TableCreated,
+    pub host: Client,
+    pub guest: Client,
+    /// The guest's seat secret.
+    pub guest_secret: String,
+}
+
+impl Seated {
+    pub async fn new(server: &TestServer, request: &CreateTable) -> Seated {
+        let created = server.create(request).await;
+        let mut host = server.connect().await;
+        host.hello(&created.table, created.secret.as_deref().unwrap(), None)
+            .await;
+        let mut guest = server.connect().await;
+        let joined = guest
+            .hello(
+                &created.table,
+                &token_of(created.opponent_link.as_deref().unwrap()),
+                None,
+            )
+            .await;
+        let guest_secret = joined.secret().expect("the claimer gets a secret");
+        Seated {
+            created,
+            host,
+            guest,
+            guest_secret,
+        }
+    }
+
+    pub fn table(&self) -> &str {
+        &self.created.table
+    }
+
+    /// Plays `moves` in turn from the start of a game where the host holds
+    /// the side that moves first; returns the last state.
+    pub async fn play_out(&mut self, moves: &[&str]) -> baghchal_protocol::GameState {
+        let mut state = None;
+        for (i, action) in moves.iter().enumerate() {
+            let mover = if i % 2 == 0 {
+                &mut self.host
+            } else {
+                &mut self.guest
+            };
+            mover.play_acked(action).await;
+            let version = mover.version_after_ack();
+            state = Some(mover.event_at(version).await);
+        }
+        state.expect("at least one move")
+    }
 }

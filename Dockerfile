@@ -1,0 +1,22 @@
+# The baghchal server: built in one stage, run from a small image.
+FROM rust:1-bookworm AS build
+WORKDIR /src
+COPY . .
+RUN cargo build --release --locked --bin baghchal
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --home /var/lib/baghchal --create-home baghchal
+COPY --from=build /src/target/release/baghchal /usr/local/bin/baghchal
+COPY --from=build /src/static /usr/share/baghchal/static
+USER baghchal
+WORKDIR /var/lib/baghchal
+ENV BAGHCHAL_ADDR=0.0.0.0:8080 \
+    BAGHCHAL_STATIC_DIR=/usr/share/baghchal/static \
+    DATABASE_URL=sqlite:///var/lib/baghchal/baghchal.db?mode=rwc \
+    RUST_LOG=info
+EXPOSE 8080
+STOPSIGNAL SIGTERM
+CMD ["baghchal"]

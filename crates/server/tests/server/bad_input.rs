@@ -1,0 +1,312 @@
+//! Bad input of every kind: each is refused with a clear error, the game
+//! is unchanged, and the socket stays open unless the input was a flood or
+//! an oversized frame.
+
+use std::num::NonZeroU32;
+
+use baghchal_protocol::{ClientMessage, ErrorCode, GameRecord, Opponent, ServerMessage};
+use baghchal_server::ws::RateLimit;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::{request, token_of, Client, Closed, Seated, TestDb, TestServer};
+use crate::on_both;
+
+/// Sends `message`, then a ping: returns the error the server answered
+/// with, after checking that nothing else (no event) came before the pong.
+async fn refused(client: &mut Client, message: Message) -> (ErrorCode, Option<String>) {
+    client.send_raw(message).await;
+    let seen = client.sync().await;
+    match seen.as_slice() {
+        [ServerMessage::Error { code, reason, .. }] => (*code, reason.clone()),
+        other => panic!("expected one error, got {other:?}"),
+    }
+}
+
+fn json(message: &ClientMessage) -> Message {
+    Message::text(serde_json::to_string(message).unwrap())
+}
+
+fn action(id: &str, action: &str) -> Message {
+    json(&ClientMessage::Action {
+        id: id.into(),
+        action: action.into(),
+    })
+}
+
+async fn record(server: &TestServer, table: &str) -> GameRecord {
+    let (status, body) = server.get(&format!("/api/tables/{table}/games/1")).await;
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 1)).await;
+    let table = seated.table().to_owned();
+    seated.play_out(&["c3", "a1-b2"]).await;
+    let before = record(&server, &table).await;
+    seated.host.sync().await;
+    seated.guest.sync().await;
+    let host = &mut seated.host;
+
+    let cases: Vec<(Message, ErrorCode, Option<&str>)> = vec![
+        (
+            Message::text("this is not JSON"),
+            ErrorCode::InvalidMessage,
+            None,
+        ),
+        (
+            Message::binary(vec![1u8, 2, 3]),
+            ErrorCode::InvalidMessage,
+            None,
+        ),
+        (
+            Message::text(r#"{"type":"teleport"}"#),
+            ErrorCode::InvalidMessage,
+            None,
+        ),
+        (
+            Message::text(r#"{"type":"action","id":"x"}"#),
+            ErrorCode::InvalidMessage,
+            None,
+        ),
+        (
+            Message::text(r#"{"type":"action","id":5,"action":"c1"}"#),
+            ErrorCode::InvalidMessage,
+            None,
+        ),
+        (Message::text(r#"[1,2,3]"#), ErrorCode::InvalidMessage, None),
+        (
+            action("a", "b2"),
+            ErrorCode::IllegalAction,
+            Some("occupied"),
+        ),
+        (
+            action("b", "z9"),
+            ErrorCode::IllegalAction,
+            Some("notation"),
+        ),
+        (
+            action("c", "c1-c2"),
+            ErrorCode::IllegalAction,
+            Some("must_place"),
+        ),
+        (action("", "c1"), ErrorCode::InvalidId, None),
+        (action(&"x".repeat(65), "c1"), ErrorCode::InvalidId, None),
+        (
+            json(&ClientMessage::AcceptDraw { id: None }),
+            ErrorCode::NoOffer,
+            None,
+        ),
+        (
+            json(&ClientMessage::Rematch { id: None }),
+            ErrorCode::GameNotOver,
+            None,
+        ),
+        (
+            json(&ClientMessage::Hello {
+                table: table.clone(),
+                token: "x".into(),
+                since: None,
+            }),
+            ErrorCode::AlreadyJoined,
+            None,
+        ),
+    ];
+    for (message, code, reason) in cases {
+        let shown = format!("{message:?}");
+        let (got, got_reason) = refused(host, message).await;
+        assert_eq!(got, code, "{shown}");
+        assert_eq!(got_reason.as_deref(), reason, "{shown}");
+    }
+    // Out of turn: the tigers play while it is the goats' move.
+    let (code, _) = refused(&mut seated.guest, action("d", "b2-b3")).await;
+    assert_eq!(code, ErrorCode::NotYourTurn);
+
+    // Spectators cannot act.
+    let mut spectator = server.connect().await;
+    spectator
+        .hello(
+            &table,
+            &token_of(seated.created.spectator_link.as_deref().unwrap()),
+            None,
+        )
+        .await;
+    let (code, _) = refused(&mut spectator, action("e", "c1")).await;
+    assert_eq!(code, ErrorCode::Spectator);
+    // One seat only: the next spectator is turned away.
+    let mut late = server.connect().await;
+    let watch = token_of(seated.created.spectator_link.as_deref().unwrap());
+    let (code, _) = refused(
+        &mut late,
+        json(&ClientMessage::Hello {
+            table: table.clone(),
+            token: watch,
+            since: None,
+        }),
+    )
+    .await;
+    assert_eq!(code, ErrorCode::GalleryFull);
+
+    // Before hello; forged and stale tokens; unknown tables; a spent link.
+    let other = server.create(&request(Opponent::Friend, 0)).await;
+    let mut stranger = server.connect().await;
+    let (code, _) = refused(&mut stranger, action("f", "c1")).await;
+    assert_eq!(code, ErrorCode::NotJoined);
+    let hello = |table: &str, token: &str| {
+        json(&ClientMessage::Hello {
+            table: table.into(),
+            token: token.into(),
+            since: None,
+        })
+    };
+    let forged = "A".repeat(32);
+    for (table, token, expected) in [
+        (table.as_str(), forged.as_str(), ErrorCode::InvalidToken),
+        (
+            table.as_str(),
+            other.secret.as_deref().unwrap(),
+            ErrorCode::InvalidToken,
+        ),
+        ("no-such-table", forged.as_str(), ErrorCode::UnknownTable),
+        (
+            "AAAAAAAAAAAAAAAAAAAAAA",
+            forged.as_str(),
+            ErrorCode::UnknownTable,
+        ),
+        (
+            table.as_str(),
+            &token_of(seated.created.opponent_link.as_deref().unwrap()),
+            ErrorCode::SeatTaken,
+        ),
+    ] {
+        let (code, _) = refused(&mut stranger, hello(table, token)).await;
+        assert_eq!(code, expected, "{table} {token}");
+    }
+
+    // After all that, the game is as it was and the sockets still work.
+    assert_eq!(record(&server, &table).await, before);
+    seated.host.play_acked("c1").await;
+    assert_eq!(
+        record(&server, &table).await.moves,
+        vec!["c3", "a1-b2", "c1"]
+    );
+
+    // After the game: no more actions, resignations or offers.
+    seated.guest.send(&ClientMessage::Resign { id: None }).await;
+    seated.host.event_at(4).await;
+    for message in [
+        action("g", "c2"),
+        json(&ClientMessage::Resign { id: None }),
+        json(&ClientMessage::OfferDraw { id: None }),
+    ] {
+        let (code, _) = refused(&mut seated.host, message).await;
+        assert_eq!(code, ErrorCode::GameOver);
+    }
+    server.stop().await;
+}
+on_both!(every_bad_message_is_refused_and_changes_nothing);
+
+async fn an_oversized_frame_closes_the_socket_unread(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    let table = seated.table().to_owned();
+    let huge = format!(
+        r#"{{"type":"action","id":"big","action":"{}"}}"#,
+        "c".repeat(20 * 1024)
+    );
+    seated.host.send_raw(Message::text(huge)).await;
+    loop {
+        match seated.host.next().await {
+            Ok(ServerMessage::Error { code, .. }) => assert_eq!(code, ErrorCode::TooLarge),
+            Ok(ServerMessage::Presence(_)) => {}
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(Closed::Frame(Some(frame))) => {
+                assert_eq!(u16::from(frame.code), 1009);
+                break;
+            }
+            Err(other) => panic!("expected a 1009 close, got {other:?}"),
+        }
+    }
+    assert!(record(&server, &table).await.moves.is_empty());
+    server.stop().await;
+}
+on_both!(an_oversized_frame_closes_the_socket_unread);
+
+async fn a_flood_of_messages_is_cut_off_with_a_reason(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.rate = RateLimit {
+        burst: NonZeroU32::new(5).unwrap(),
+        per_second: NonZeroU32::new(1).unwrap(),
+    };
+    let server = TestServer::start_with(config).await;
+    let created = server.create(&request(Opponent::Friend, 0)).await;
+    let mut client = server.connect().await;
+    // hello is one message; then pings until the budget is spent.
+    client
+        .hello(&created.table, created.secret.as_deref().unwrap(), None)
+        .await;
+    for _ in 0..50 {
+        client.send_raw(json(&ClientMessage::Ping)).await;
+    }
+    let mut saw_error = false;
+    loop {
+        match client.next().await {
+            Ok(ServerMessage::Pong) => {}
+            Ok(ServerMessage::Error { code, .. }) => {
+                assert_eq!(code, ErrorCode::RateLimited);
+                saw_error = true;
+            }
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(Closed::Frame(Some(frame))) => {
+                assert_eq!(u16::from(frame.code), 1008);
+                assert_eq!(frame.reason.as_str(), "rate limited");
+                break;
+            }
+            Err(other) => panic!("expected a close, got {other:?}"),
+        }
+    }
+    assert!(saw_error);
+    server.stop().await;
+}
+on_both!(a_flood_of_messages_is_cut_off_with_a_reason);
+
+async fn bad_table_requests_name_the_field(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    for (body, status, field) in [
+        (
+            r#"{"opponent":"computer","level":2500}"#,
+            422,
+            Some("level"),
+        ),
+        (
+            r#"{"opponent":"friend","spectators":13}"#,
+            422,
+            Some("spectators"),
+        ),
+        (r#"{"opponent":"robot"}"#, 422, Some("opponent")),
+        (r#"{"side":"goats"}"#, 422, Some("opponent")),
+        (
+            r#"{"opponent":"friend","variant":{"goats_to_win":2}}"#,
+            422,
+            Some("variant.goats_to_win"),
+        ),
+        (r#"{"opponent":"friend","extra":true}"#, 422, Some("extra")),
+        ("not json", 400, None),
+    ] {
+        let (got, answer) = server.post("/api/tables", body).await;
+        assert_eq!(got, status, "{body}: {answer}");
+        let error: baghchal_protocol::ApiError = serde_json::from_str(&answer).unwrap();
+        assert_eq!(error.field.as_deref(), field, "{body}");
+    }
+    let (status, _) = server.post("/api/tables", &"x".repeat(20 * 1024)).await;
+    assert_eq!(status, 413);
+    let (status, body) = server.get("/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok"));
+    let (status, _) = server
+        .get("/api/tables/AAAAAAAAAAAAAAAAAAAAAA/games/1")
+        .await;
+    assert_eq!(status, 404);
+    server.stop().await;
+}
+on_both!(bad_table_requests_name_the_field);

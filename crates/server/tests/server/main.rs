@@ -1,0 +1,14 @@
+//! The table server end to end: a real server on port 0 with a fresh
+//! database, driven by real websocket clients. Every scenario runs on
+//! SQLite, and on PostgreSQL when `BAGHCHAL_TEST_POSTGRES` is set.
+
+#![allow(dead_code)]
+
+mod common;
+
+mod bad_input;
+mod computer;
+mod endings;
+mod friend;
+mod reconnect;
+mod spectators;

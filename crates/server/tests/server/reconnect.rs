@@ -1,0 +1,171 @@
+//! Reconnecting: missed events, snapshots, resent actions, restarts.
+
+use std::sync::Arc;
+
+use baghchal_engine::Level;
+use baghchal_protocol::{ClientMessage, Opponent, ServerMessage, TableEvent};
+use baghchal_rules::{Action, Position};
+use baghchal_server::bot::Bot;
+
+use crate::common::{request, token_of, Seated, TestDb, TestServer};
+use crate::on_both;
+
+fn versions(replay: &[ServerMessage]) -> Vec<u64> {
+    replay
+        .iter()
+        .map(|m| match m {
+            ServerMessage::Event { version, .. } => *version,
+            other => panic!("expected only events, got {other:?}"),
+        })
+        .collect()
+}
+
+async fn a_reconnecting_client_receives_exactly_what_it_missed(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 1)).await;
+    let watch = token_of(seated.created.spectator_link.as_deref().unwrap());
+    let table = seated.table().to_owned();
+    let mut spectator = server.connect().await;
+    spectator.hello(&table, &watch, None).await;
+
+    seated.play_out(&["c3"]).await;
+    spectator.event_at(1).await;
+    spectator.close().await;
+    seated.guest.play_acked("a1-b2").await;
+    seated.host.play_acked("c1").await;
+    seated.guest.event_at(3).await;
+
+    let mut spectator = server.connect().await;
+    let joined = spectator.hello(&table, &watch, Some(1)).await;
+    assert_eq!(versions(&joined.replay), vec![2, 3]);
+    let ServerMessage::Event { event, state, .. } = &joined.replay[1] else {
+        unreachable!()
+    };
+    assert_eq!(
+        *event,
+        TableEvent::Played {
+            side: baghchal_protocol::Side::Goats,
+            action: "c1".into()
+        }
+    );
+    assert_eq!(state.ply, 3);
+
+    // Up to date: nothing to replay.
+    let mut current = server.connect().await;
+    let joined = current
+        .hello(&table, seated.created.secret.as_deref().unwrap(), Some(3))
+        .await;
+    assert!(joined.replay.is_empty(), "{:?}", joined.replay);
+
+    // A version from the future, or none: a snapshot.
+    for since in [Some(99), None] {
+        let mut fresh = server.connect().await;
+        let joined = fresh.hello(&table, &seated.guest_secret, since).await;
+        let (version, moves, state) = joined.snapshot().expect("a snapshot");
+        assert_eq!(version, 3);
+        assert_eq!(moves, vec!["c3", "a1-b2", "c1"]);
+        assert_eq!(state.ply, 3);
+    }
+    server.stop().await;
+}
+on_both!(a_reconnecting_client_receives_exactly_what_it_missed);
+
+async fn a_resent_action_is_acknowledged_once_more_and_applied_once(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    let table = seated.table().to_owned();
+    let send = |id: &str, action: &str| ClientMessage::Action {
+        id: id.into(),
+        action: action.into(),
+    };
+    seated.host.send(&send("move-1", "c3")).await;
+    seated.host.send(&send("move-1", "c3")).await;
+    // Same id, another action: still the first one's ack, nothing applied.
+    seated.host.send(&send("move-1", "c4")).await;
+    let seen = seated.host.sync().await;
+    let acks = seen
+        .iter()
+        .filter(|m| matches!(m, ServerMessage::Ack { id } if id == "move-1"))
+        .count();
+    let events = seen
+        .iter()
+        .filter(|m| matches!(m, ServerMessage::Event { .. }))
+        .count();
+    assert_eq!((acks, events), (3, 1), "{seen:?}");
+
+    // After a reconnect, and after a restart, the id is still known.
+    let mut again = server.connect().await;
+    again
+        .hello(&table, seated.created.secret.as_deref().unwrap(), Some(1))
+        .await;
+    again.send(&send("move-1", "c3")).await;
+    let seen = again.sync().await;
+    assert_eq!(
+        seen,
+        vec![ServerMessage::Ack {
+            id: "move-1".into()
+        }]
+    );
+    server.stop().await;
+
+    let server = TestServer::start(db).await;
+    let mut host = server.connect().await;
+    let joined = host
+        .hello(&table, seated.created.secret.as_deref().unwrap(), None)
+        .await;
+    assert_eq!(joined.snapshot().unwrap().1, vec!["c3"]);
+    host.send(&send("move-1", "c3")).await;
+    let seen = host.sync().await;
+    assert_eq!(
+        seen,
+        vec![ServerMessage::Ack {
+            id: "move-1".into()
+        }]
+    );
+    let mut guest = server.connect().await;
+    let joined = guest.hello(&table, &seated.guest_secret, None).await;
+    assert_eq!(joined.snapshot().unwrap().0, 1);
+    server.stop().await;
+}
+on_both!(a_resent_action_is_acknowledged_once_more_and_applied_once);
+
+/// A computer that never answers, to stop a game where the computer is to
+/// move.
+struct Silent;
+
+impl Bot for Silent {
+    fn choose(&self, _: &Position, _: Level, _: u64) -> Option<Action> {
+        None
+    }
+}
+
+async fn after_a_restart_the_computer_resumes_its_turn(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.bot = Arc::new(Silent);
+    let server = TestServer::start_with(config).await;
+    let mut req = request(Opponent::Computer, 0);
+    req.level = Some(400);
+    let created = server.create(&req).await;
+    let secret = created.secret.clone().unwrap();
+    let mut host = server.connect().await;
+    host.hello(&created.table, &secret, None).await;
+    host.play_acked("c3").await;
+    host.event_at(1).await;
+    server.stop().await;
+
+    // The restarted server loads the table and the computer moves without
+    // anyone connecting.
+    let server = TestServer::start(db).await;
+    let mut watcher = server.connect().await;
+    let joined = watcher.hello(&created.table, &secret, Some(1)).await;
+    let state = match joined.replay.last() {
+        Some(ServerMessage::Event {
+            version: 2, state, ..
+        }) => state.clone(),
+        _ => watcher.event_at(2).await,
+    };
+    assert_eq!(state.ply, 2);
+    assert_eq!(state.side_to_move, baghchal_protocol::Side::Goats);
+    server.stop().await;
+}
+on_both!(after_a_restart_the_computer_resumes_its_turn);

@@ -1,0 +1,212 @@
+//! The gallery: seats, counts, what spectators see and never see.
+
+use baghchal_protocol::{ClientMessage, ErrorCode, Opponent, ServerMessage, TableEvent};
+
+use crate::common::{request, token_of, Seated, TestDb, TestServer};
+use crate::on_both;
+
+fn presence_spectators(message: &ServerMessage) -> Option<u32> {
+    match message {
+        ServerMessage::Presence(p) => Some(p.spectators),
+        _ => None,
+    }
+}
+
+async fn gallery_fills_up_and_frees_seats(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let created = server.create(&request(Opponent::Friend, 2)).await;
+    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let mut host = server.connect().await;
+    host.hello(&created.table, created.secret.as_deref().unwrap(), None)
+        .await;
+
+    let mut first = server.connect().await;
+    first.hello(&created.table, &watch, None).await;
+    let mut second = server.connect().await;
+    second.hello(&created.table, &watch, None).await;
+    assert_eq!(
+        host.until(|m| presence_spectators(m).filter(|n| *n == 2))
+            .await,
+        2
+    );
+
+    let mut third = server.connect().await;
+    third
+        .send(&ClientMessage::Hello {
+            table: created.table.clone(),
+            token: watch.clone(),
+            since: None,
+        })
+        .await;
+    let ServerMessage::Error { code, .. } = third.recv().await else {
+        panic!("expected gallery_full")
+    };
+    assert_eq!(code, ErrorCode::GalleryFull);
+
+    // A seat frees when a spectator leaves; the third may try again.
+    first.close().await;
+    host.until(|m| presence_spectators(m).filter(|n| *n == 1))
+        .await;
+    third.hello(&created.table, &watch, None).await;
+    host.until(|m| presence_spectators(m).filter(|n| *n == 2))
+        .await;
+
+    // A spectator cannot act, and nothing changes.
+    third.play("c3").await;
+    let ServerMessage::Error { code, .. } = third.error().await else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::Spectator);
+    third.send(&ClientMessage::Resign { id: None }).await;
+    let ServerMessage::Error { code, .. } = third.error().await else {
+        unreachable!()
+    };
+    assert_eq!(code, ErrorCode::Spectator);
+    let mut check = server.connect().await;
+    let joined = check
+        .hello(&created.table, created.secret.as_deref().unwrap(), None)
+        .await;
+    let (version, moves, _) = joined.snapshot().unwrap();
+    assert_eq!((version, moves.len()), (0, 0));
+    server.stop().await;
+}
+on_both!(gallery_fills_up_and_frees_seats);
+
+async fn a_table_without_seats_has_no_gallery(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let created = server.create(&request(Opponent::Friend, 0)).await;
+    assert_eq!(created.spectator_link, None);
+    server.stop().await;
+}
+on_both!(a_table_without_seats_has_no_gallery);
+
+async fn spectators_see_the_game_but_never_a_secret(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let created = server.create(&request(Opponent::Friend, 1)).await;
+    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let mut spectator = server.connect().await;
+    spectator.hello(&created.table, &watch, None).await;
+
+    let mut host = server.connect().await;
+    host.hello(&created.table, created.secret.as_deref().unwrap(), None)
+        .await;
+    let invite = token_of(created.opponent_link.as_deref().unwrap());
+    let mut guest = server.connect().await;
+    let guest_secret = guest
+        .hello(&created.table, &invite, None)
+        .await
+        .secret()
+        .unwrap();
+
+    host.play_acked("c3").await;
+    let host_view = host.event_at(1).await;
+    let spectator_view = spectator.event_at(1).await;
+    assert_eq!(host_view, spectator_view);
+    assert!(!spectator_view.legal.is_empty());
+    guest.play_acked("a1-b2").await;
+    guest.send(&ClientMessage::OfferDraw { id: None }).await;
+    host.event_at(3).await;
+    host.send(&ClientMessage::AcceptDraw { id: None }).await;
+    guest.event_at(4).await;
+    host.send(&ClientMessage::Rematch { id: None }).await;
+    guest.event_at(5).await;
+    guest.send(&ClientMessage::Rematch { id: None }).await;
+    let state = spectator
+        .until(|m| match m {
+            ServerMessage::Event {
+                event: TableEvent::RematchStarted { .. },
+                state,
+                ..
+            } => Some(state.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(state.game, 2);
+    // The guest reconnects, the host's socket is replaced: presence flows.
+    let mut again = server.connect().await;
+    again.hello(&created.table, &guest_secret, None).await;
+    spectator.sync().await;
+
+    let secrets = [created.secret.clone().unwrap(), invite, guest_secret];
+    assert!(spectator.frames.len() > 8, "{:?}", spectator.frames);
+    for frame in &spectator.frames {
+        for secret in &secrets {
+            assert!(
+                !frame.contains(secret.as_str()),
+                "a spectator received a secret in {frame}"
+            );
+        }
+        assert!(!frame.contains("secret"), "{frame}");
+    }
+    server.stop().await;
+}
+on_both!(spectators_see_the_game_but_never_a_secret);
+
+async fn bots_play_by_themselves_and_start_the_next_game(db: &TestDb) {
+    // A short pause between moves, so that a spectator keeps up.
+    let mut config = TestServer::config(db);
+    config.pace.bots_move = std::time::Duration::from_millis(2);
+    let server = TestServer::start_with(config).await;
+    let mut req = request(Opponent::Bots, 0);
+    req.level = Some(400);
+    let created = server.create(&req).await;
+    assert_eq!(created.secret, None);
+    assert_eq!(created.opponent_link, None);
+    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let mut spectator = server.connect().await;
+    let joined = spectator.hello(&created.table, &watch, None).await;
+    let started_finished = joined
+        .snapshot()
+        .map(|(_, _, state)| state.result.is_some())
+        .unwrap_or(false);
+    // Watch a game end, then the next one start.
+    if !started_finished {
+        spectator
+            .until(|m| match m {
+                ServerMessage::Event { state, .. } if state.result.is_some() => Some(()),
+                _ => None,
+            })
+            .await;
+    }
+    let game = spectator
+        .until(|m| match m {
+            ServerMessage::Event {
+                event: TableEvent::RematchStarted { game },
+                ..
+            } => Some(*game),
+            _ => None,
+        })
+        .await;
+    assert!(game >= 2);
+    server.stop().await;
+}
+on_both!(bots_play_by_themselves_and_start_the_next_game);
+
+async fn seat_holders_see_each_others_connection(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    let guest = std::mem::replace(&mut seated.guest, server.connect().await);
+    guest.close().await;
+    let presence = seated
+        .host
+        .until(|m| match m {
+            ServerMessage::Presence(p) if !p.tigers.connected => Some(*p),
+            _ => None,
+        })
+        .await;
+    assert!(presence.goats.connected);
+    assert_eq!(presence.tigers.player, baghchal_protocol::Player::Guest);
+    seated
+        .guest
+        .hello(seated.created.table.as_str(), &seated.guest_secret, None)
+        .await;
+    seated
+        .host
+        .until(|m| match m {
+            ServerMessage::Presence(p) if p.tigers.connected => Some(()),
+            _ => None,
+        })
+        .await;
+    server.stop().await;
+}
+on_both!(seat_holders_see_each_others_connection);
