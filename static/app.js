@@ -496,7 +496,16 @@ class TableView {
     this.board = null;
     this.boardRoot = h('div', { class: 'board-root' });
     this.onOnline = () => this.reconnectNow();
+    // Going offline drops the socket at once rather than when pings fail.
+    this.onOffline = () => {
+      const ws = this.ws;
+      if (!ws) return;
+      ws.onclose = null;
+      ws.close();
+      this.lost(ws, 1006);
+    };
     window.addEventListener('online', this.onOnline);
+    window.addEventListener('offline', this.onOffline);
     if (this.token) this.connect();
   }
 
@@ -506,6 +515,7 @@ class TableView {
     window.clearTimeout(this.retryTimer);
     window.clearInterval(this.pingTimer);
     window.removeEventListener('online', this.onOnline);
+    window.removeEventListener('offline', this.onOffline);
     if (this.ws) {
       this.ws.onclose = null;
       this.ws.close();
@@ -539,24 +549,31 @@ class TableView {
       }
       this.receive(msg);
     };
-    ws.onclose = (e) => {
-      window.clearInterval(this.pingTimer);
-      if (this.ws !== ws) return;
-      this.ws = null;
-      if (this.destroyed || this.fatal) return;
-      if (e.code === 4000) {
-        // The same seat was opened elsewhere (another tab): that one plays.
-        this.fatal = 'replaced';
-        this.render();
-        return;
-      }
-      this.conn = 'reconnecting';
-      this.update();
-      // Exponential backoff with jitter: 0.5 s, 1 s, 2 s ... up to 10 s.
-      const delay = Math.min(10000, 500 * 2 ** this.attempts) * (0.75 + Math.random() / 2);
-      this.attempts += 1;
-      this.retryTimer = window.setTimeout(() => this.connect(), delay);
-    };
+    ws.onclose = (e) => this.lost(ws, e.code);
+  }
+
+  /**
+   * The socket is gone: retry with backoff, unless reconnecting cannot help.
+   * @param {WebSocket} ws
+   * @param {number} code the close code
+   */
+  lost(ws, code) {
+    window.clearInterval(this.pingTimer);
+    if (this.ws !== ws) return;
+    this.ws = null;
+    if (this.destroyed || this.fatal) return;
+    if (code === 4000) {
+      // The same seat was opened elsewhere (another tab): that one plays.
+      this.fatal = 'replaced';
+      this.render();
+      return;
+    }
+    this.conn = 'reconnecting';
+    this.update();
+    // Exponential backoff with jitter: 0.5 s, 1 s, 2 s ... up to 10 s.
+    const delay = Math.min(10000, 500 * 2 ** this.attempts) * (0.75 + Math.random() / 2);
+    this.attempts += 1;
+    this.retryTimer = window.setTimeout(() => this.connect(), delay);
   }
 
   reconnectNow() {

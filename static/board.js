@@ -185,6 +185,19 @@ export class Board {
       g.append(svg('line', { x1: p.x, y1: p.y, x2: q.x, y2: q.y }));
     }
     s.append(g);
+    // Coordinates along the bottom and the left edge, to read the move list by.
+    const labels = svg('g', { class: 'coords' });
+    FILES.forEach((f, i) => {
+      const label = svg('text', { x: MARGIN + i * STEP, y: SIZE - 21, 'text-anchor': 'middle' });
+      label.textContent = f;
+      labels.append(label);
+    });
+    for (let r = 1; r <= 5; r++) {
+      const label = svg('text', { x: 22, y: MARGIN + (5 - r) * STEP + 6, 'text-anchor': 'middle' });
+      label.textContent = String(r);
+      labels.append(label);
+    }
+    s.append(labels);
     for (const sq of POINTS) {
       const { x, y } = coords(sq);
       this.dotLayer.append(svg('circle', { cx: x, cy: y, r: 7, class: 'point' }));
@@ -224,6 +237,10 @@ export class Board {
         return;
       }
       if (!(e.target instanceof HTMLElement && e.target.closest('.point-button'))) this.deselect();
+    });
+    // So does a click anywhere else on the page.
+    document.addEventListener('click', (e) => {
+      if (e.target instanceof Node && !this.root.contains(e.target)) this.deselect();
     });
     grid.addEventListener('pointerdown', (e) => this.dragStart(e));
     window.addEventListener('pointermove', (e) => this.dragMove(e));

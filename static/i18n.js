@@ -330,9 +330,6 @@ const ne = {
 /** @type {Record<Lang, Record<StringKey, string>>} */
 export const STRINGS = { en, ne };
 
-/** The languages offered, in the order of the switch. */
-export const LANGS = /** @type {const} */ (['en', 'ne']);
-
 /** @type {Lang} */
 let current = 'en';
 

@@ -153,8 +153,12 @@ test('two friends play to a finish through the opponent link while a third watch
   assert.equal(await guest.page.locator('.selection-ring').count(), 1);
   assert.match((await point(guest.page, 'a1').getAttribute('aria-label')) || '', /^a1, tiger, selected/);
   assert.deepEqual((await squaresNamed(guest.page, 'you can jump here')).sort(), ['c3']);
-  // A tap elsewhere drops the selection.
+  // A tap elsewhere drops the selection, on the board or off it.
   await point(guest.page, 'd3').tap();
+  assert.equal(await guest.page.locator('.selection-ring').count(), 0);
+  await point(guest.page, 'a1').tap();
+  assert.equal(await guest.page.locator('.selection-ring').count(), 1);
+  await guest.page.locator('.moves').tap();
   assert.equal(await guest.page.locator('.selection-ring').count(), 0);
   await point(guest.page, 'a1').tap();
   await point(guest.page, 'c3').tap();
@@ -513,6 +517,41 @@ test('the page reconnects by itself when the server restarts, and catches up', a
   // The browser itself logs each refused connection attempt.
   clean(host, /WebSocket connection to .* failed/);
   await host.context.close();
+});
+
+test('a player who drops off catches up on the missed moves with since', async () => {
+  const host = await newPage(browser);
+  await createTable(host.page, server.url, { opponent: 'friend', side: 'goats' });
+  const guest = await newPage(browser);
+  /** @type {string[]} */
+  const hellos = [];
+  guest.page.on('websocket', (ws) => {
+    ws.on('framesent', (f) => {
+      if (typeof f.payload === 'string' && f.payload.includes('"hello"')) hellos.push(f.payload);
+    });
+  });
+  await guest.page.goto(await link(host.page, 'opponent'));
+  await waitPlies(guest.page);
+  await playByMouse(host.page, 'c3');
+  await waitPlies(guest.page, 1);
+  await playByMouse(guest.page, 'a1-b2');
+  await waitPlies(host.page, 2);
+
+  await guest.context.setOffline(true);
+  await guest.page.getByText('Connection lost. Reconnecting…').waitFor();
+  await host.page.waitForFunction(() => document.querySelector('#seat-tigers .seat-state')?.textContent === 'not connected');
+  await playByMouse(host.page, 'd4');
+  await guest.context.setOffline(false);
+  await waitPlies(guest.page, 3);
+  assert.deepEqual(await plies(guest.page), ['c3', 'a1-b2', 'd4']);
+  await guest.page.locator('.board-root.playable').waitFor();
+  const last = JSON.parse(hellos[hellos.length - 1]);
+  assert.ok(hellos.length >= 2);
+  assert.equal(typeof last.since, 'number');
+  assert.equal(JSON.parse(hellos[0]).since, undefined);
+  clean(host);
+  clean(guest, /WebSocket connection to .* failed/);
+  for (const p of [host, guest]) await p.context.close();
 });
 
 test('the board offers a chain of jumps one landing at a time, and stopping early', async () => {

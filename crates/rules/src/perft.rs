@@ -23,7 +23,8 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
 }
 
 /// perft split by the first action: each legal action with the count below
-/// it (`depth - 1` further actions).
+/// it (`depth - 1` further actions). Empty when `depth` is 0 or the game
+/// is over (there is no first action then, though perft counts one leaf).
 ///
 /// ```
 /// use baghchal_rules::{perft, perft_divide, Position};

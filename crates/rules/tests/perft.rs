@@ -22,9 +22,9 @@ use std::path::Path;
 use baghchal_rules::{perft, perft_divide, Action, Position, Rules};
 use naive::{NaivePosition, NaiveRules};
 
-/// The naive generator is only asked for counts up to this many leaves,
-/// to keep the test run short; the library checks every count.
-const NAIVE_LEAVES: u64 = 2_000_000;
+/// The naive generator is asked for every count in the files; this bound
+/// only guards the test run against a deep count added by mistake.
+const NAIVE_LEAVES: u64 = 20_000_000;
 
 #[derive(Debug, Default)]
 struct Entry {
@@ -141,11 +141,19 @@ fn the_library_gives_every_listed_count() {
     }
 }
 
-#[test]
-fn the_naive_generator_gives_every_listed_count() {
-    for e in entries() {
+/// Checks the counts of one file with the naive generator.
+fn naive_counts_in(file: &str) {
+    let entries: Vec<Entry> = entries().into_iter().filter(|e| e.file == file).collect();
+    assert!(!entries.is_empty(), "no positions in {file}");
+    for e in entries {
         let pos = naive_position(&e);
-        for &(depth, expected) in e.counts.iter().filter(|(_, n)| *n <= NAIVE_LEAVES) {
+        for &(depth, expected) in &e.counts {
+            assert!(
+                expected <= NAIVE_LEAVES,
+                "{}/{} depth {depth}: too deep for the naive generator",
+                e.file,
+                e.id
+            );
             assert_eq!(
                 pos.perft(depth),
                 expected,
@@ -155,6 +163,41 @@ fn the_naive_generator_gives_every_listed_count() {
             );
         }
     }
+}
+
+#[test]
+fn the_naive_generator_gives_the_start_counts() {
+    naive_counts_in("start.perft");
+}
+
+#[test]
+fn the_naive_generator_gives_the_endings_counts() {
+    naive_counts_in("endings.perft");
+}
+
+#[test]
+fn the_naive_generator_gives_the_jumps_counts() {
+    naive_counts_in("jumps.perft");
+}
+
+#[test]
+fn the_naive_generator_gives_the_variants_counts() {
+    naive_counts_in("variants.perft");
+}
+
+#[test]
+fn every_perft_file_is_checked_by_the_naive_generator() {
+    let mut files: Vec<String> = entries().into_iter().map(|e| e.file).collect();
+    files.dedup();
+    assert_eq!(
+        files,
+        [
+            "endings.perft",
+            "jumps.perft",
+            "start.perft",
+            "variants.perft"
+        ]
+    );
 }
 
 #[test]

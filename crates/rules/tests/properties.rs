@@ -258,6 +258,9 @@ proptest! {
             if legal.is_empty() {
                 break;
             }
+            if pos.ply().is_multiple_of(16) {
+                prop_assert_eq!(baghchal_rules::perft(&pos, 2), naive.perft(2), "{}", pos);
+            }
             let action = pick(&pos.legal_actions(), c);
             pos = pos.play(action).unwrap();
             naive = naive.play(&action.to_string());

@@ -156,13 +156,14 @@ pub async fn game_record(
     Path((table, game)): Path<(String, String)>,
 ) -> Result<Json<GameRecord>, HttpError> {
     let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
-    let handle = state.tables.get(&table).await?.ok_or(HttpError::NotFound)?;
-    let record = handle
-        .record(game)
-        .await
-        .map_err(|_| HttpError::NotFound)?
-        .ok_or(HttpError::NotFound)?;
-    Ok(Json(record))
+    // A table unloaded while idle is looked up again, once.
+    for _ in 0..2 {
+        let handle = state.tables.get(&table).await?.ok_or(HttpError::NotFound)?;
+        if let Ok(record) = handle.record(game).await {
+            return record.map(Json).ok_or(HttpError::NotFound);
+        }
+    }
+    Err(HttpError::NotFound)
 }
 
 /// `GET /healthz`.

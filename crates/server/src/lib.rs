@@ -40,7 +40,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::bot::{Bot, Computer};
 use crate::storage::{Storage, StorageError};
-use crate::table::{Pace, TableContext};
+use crate::table::Pace;
 use crate::tables::{Tables, TablesError};
 
 /// How a server runs.
@@ -60,6 +60,8 @@ pub struct Config {
     pub pace: Pace,
     /// The most tables open at once.
     pub max_tables: usize,
+    /// How long a table with nobody connected stays in memory.
+    pub idle_timeout: Duration,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
 }
@@ -78,6 +80,7 @@ impl Config {
                 .unwrap_or(1),
             pace: Pace::default(),
             max_tables: 100_000,
+            idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
         }
     }
@@ -154,11 +157,10 @@ pub async fn run(
 ) -> Result<(), StartError> {
     let storage = Storage::connect(&config.database_url).await?;
     let tables = Tables::new(
-        TableContext {
-            storage: storage.clone(),
-            computer: Computer::new(config.bot.clone(), config.bot_threads),
-            pace: config.pace,
-        },
+        storage.clone(),
+        Computer::new(config.bot.clone(), config.bot_threads),
+        config.pace,
+        config.idle_timeout,
         config.max_tables,
     );
     let resumed = tables.resume_all().await?;

@@ -2,6 +2,7 @@
 //! else talks to it through a [`TableHandle`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::Utf8Bytes;
@@ -22,8 +23,9 @@ use crate::token::{Token, TokenHash};
 pub const EVENT_LOG_LEN: usize = 256;
 /// Client ids remembered per player, to acknowledge a resent action.
 const RECENT_IDS: usize = 1024;
-/// Messages queued for one connection before it counts as too slow.
-pub const OUTBOX_LEN: usize = 256;
+/// Messages queued for one connection before it counts as too slow: room
+/// for a welcome, a full replay of the event log and a presence.
+pub const OUTBOX_LEN: usize = EVENT_LOG_LEN + 64;
 /// Commands queued for a table.
 const INBOX_LEN: usize = 1024;
 
@@ -72,6 +74,9 @@ impl Default for Pace {
     }
 }
 
+/// How an idle table takes itself out of the registry: its id and handle.
+pub type Forget = Arc<dyn Fn(&str, &TableHandle) + Send + Sync>;
+
 /// What every table shares: the database, the computer, the pace.
 #[derive(Clone)]
 pub struct TableContext {
@@ -81,6 +86,11 @@ pub struct TableContext {
     pub computer: Computer,
     /// The computer's pace.
     pub pace: Pace,
+    /// How long a table with nobody connected and nothing to do stays in
+    /// memory.
+    pub idle_timeout: Duration,
+    /// Called by an idle table to leave the registry.
+    pub forget: Forget,
 }
 
 enum Command {
@@ -179,6 +189,16 @@ impl TableHandle {
         };
         tokio::spawn(table.run(rx).instrument(span));
         Ok(TableHandle { tx })
+    }
+
+    /// Whether the table's task has ended.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+
+    /// Whether both handles reach the same table task.
+    pub fn same_table(&self, other: &TableHandle) -> bool {
+        self.tx.same_channel(&other.tx)
     }
 
     /// Presents `token`. On success the table has sent `welcome`, the
@@ -357,7 +377,24 @@ impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         tracing::debug!(version = self.play.version(), "table open");
         self.schedule_computer();
-        while let Some(command) = rx.recv().await {
+        loop {
+            let idle = self.is_idle();
+            let command = tokio::select! {
+                biased;
+                command = rx.recv() => command,
+                () = tokio::time::sleep(self.context.idle_timeout), if idle => {
+                    self.leave_registry();
+                    // Nobody may join from here on: commands already queued
+                    // are dropped, and their senders see the table closed
+                    // and look it up again (a fresh load from the database,
+                    // which holds everything).
+                    rx.close();
+                    while rx.recv().await.is_some() {}
+                    tracing::debug!("idle table unloaded");
+                    return;
+                }
+            };
+            let Some(command) = command else { break };
             match command {
                 Command::Join {
                     conn,
@@ -395,6 +432,21 @@ impl Table {
             }
         }
         tracing::debug!("table closed");
+    }
+
+    /// Nobody connected and nothing for the table to do by itself.
+    fn is_idle(&self) -> bool {
+        self.host.is_none()
+            && self.guest.is_none()
+            && self.spectators.is_empty()
+            && self.thinking.is_none()
+            && !self.next_game_pending
+    }
+
+    fn leave_registry(&self) {
+        if let Some(tx) = self.tx.upgrade() {
+            (self.context.forget)(&self.id, &TableHandle { tx });
+        }
     }
 
     fn record(&self, n: u32) -> Option<wire::GameRecord> {

@@ -3,7 +3,12 @@
 //! tables across nodes later means changing this module alone.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use crate::bot::Computer;
+use crate::storage::Storage;
+use crate::table::Pace;
 
 use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
@@ -51,15 +56,45 @@ struct Inner {
 }
 
 impl Tables {
-    /// An empty registry; at most `max_open` tables in memory.
-    pub fn new(context: TableContext, max_open: usize) -> Tables {
+    /// An empty registry; at most `max_open` tables in memory, each
+    /// unloaded after `idle_timeout` with nobody connected and nothing to
+    /// do.
+    pub fn new(
+        storage: Storage,
+        computer: Computer,
+        pace: Pace,
+        idle_timeout: Duration,
+        max_open: usize,
+    ) -> Tables {
         Tables {
-            inner: Arc::new(Inner {
-                open: Mutex::new(HashMap::new()),
-                loading: tokio::sync::Mutex::new(()),
-                context,
-                max_open,
+            inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
+                let weak = weak.clone();
+                Inner {
+                    open: Mutex::new(HashMap::new()),
+                    loading: tokio::sync::Mutex::new(()),
+                    context: TableContext {
+                        storage,
+                        computer,
+                        pace,
+                        idle_timeout,
+                        forget: Arc::new(move |id, handle| {
+                            if let Some(inner) = weak.upgrade() {
+                                Tables { inner }.forget(id, handle);
+                            }
+                        }),
+                    },
+                    max_open,
+                }
             }),
+        }
+    }
+
+    /// Removes `handle`'s table from the registry, if the registry holds
+    /// that very task for `id`.
+    fn forget(&self, id: &str, handle: &TableHandle) {
+        let mut open = self.lock();
+        if open.get(id).is_some_and(|h| h.same_table(handle)) {
+            open.remove(id);
         }
     }
 
@@ -101,8 +136,12 @@ impl Tables {
             watch_token: watch.as_ref().map(Token::hash),
         };
         self.inner.context.storage.create_table(&row).await?;
-        let handle = TableHandle::spawn(row, &[], self.inner.context.clone())?;
-        self.lock().insert(id.clone(), handle);
+        {
+            // Registered before its task can look for itself here.
+            let mut open = self.lock();
+            let handle = TableHandle::spawn(row, &[], self.inner.context.clone())?;
+            open.insert(id.clone(), handle);
+        }
         tracing::info!(table_id = %id, opponent = options.opponent.as_str(), "table created");
         Ok(CreatedTable {
             id,
@@ -113,19 +152,32 @@ impl Tables {
     }
 
     /// The table with this id, loading it from the database if it is not
-    /// open; `None` if there is no such table.
+    /// open; `None` if there is no such table. A handle may find its table
+    /// closed (unloaded while idle): get it again.
     pub async fn get(&self, id: &str) -> Result<Option<TableHandle>, TablesError> {
         if !token::is_table_id(id) {
             return Ok(None);
         }
-        if let Some(handle) = self.lock().get(id) {
-            return Ok(Some(handle.clone()));
+        if let Some(handle) = self.open(id) {
+            return Ok(Some(handle));
         }
         let _loading = self.inner.loading.lock().await;
-        if let Some(handle) = self.lock().get(id) {
-            return Ok(Some(handle.clone()));
+        if let Some(handle) = self.open(id) {
+            return Ok(Some(handle));
         }
         self.load(id).await
+    }
+
+    /// The open table `id`, if its task is running.
+    fn open(&self, id: &str) -> Option<TableHandle> {
+        let mut open = self.lock();
+        match open.get(id) {
+            Some(handle) if handle.is_closed() => {
+                open.remove(id);
+                None
+            }
+            other => other.cloned(),
+        }
     }
 
     async fn load(&self, id: &str) -> Result<Option<TableHandle>, TablesError> {
@@ -134,8 +186,12 @@ impl Tables {
             return Ok(None);
         };
         let events = storage.events(id).await?;
-        let handle = TableHandle::spawn(row, &events, self.inner.context.clone())?;
-        self.lock().insert(id.to_owned(), handle.clone());
+        let handle = {
+            let mut open = self.lock();
+            let handle = TableHandle::spawn(row, &events, self.inner.context.clone())?;
+            open.insert(id.to_owned(), handle.clone());
+            handle
+        };
         tracing::info!(table_id = %id, events = events.len(), "table loaded");
         Ok(Some(handle))
     }

@@ -226,50 +226,63 @@ impl Connection {
                 )
                 .await;
         }
-        let table = match self.tables.get(&table_id).await {
-            Ok(Some(table)) => table,
-            Ok(None) => {
-                return self
-                    .send_error(
-                        None,
-                        ErrorCode::UnknownTable,
-                        "there is no such table".into(),
-                    )
-                    .await;
+        // A table unloaded while idle between the lookup and the join is
+        // looked up again, once: the second lookup loads it afresh.
+        for _ in 0..2 {
+            let table = match self.tables.get(&table_id).await {
+                Ok(Some(table)) => table,
+                Ok(None) => {
+                    return self
+                        .send_error(
+                            None,
+                            ErrorCode::UnknownTable,
+                            "there is no such table".into(),
+                        )
+                        .await;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "finding a table failed");
+                    return self
+                        .send_error(
+                            None,
+                            ErrorCode::Internal,
+                            "the server failed; try again".into(),
+                        )
+                        .await;
+                }
+            };
+            let (outbox, inbox) = mpsc::channel(OUTBOX_LEN);
+            match table.join(self.conn, token.clone(), since, outbox).await {
+                Ok(Ok(member)) => {
+                    tracing::Span::current().record("table_id", table_id.as_str());
+                    self.joined = Some(Joined {
+                        table,
+                        member,
+                        inbox,
+                    });
+                    return None;
+                }
+                Ok(Err(code)) => {
+                    let message = match code {
+                        ErrorCode::SeatTaken => "the opponent's seat is already taken",
+                        ErrorCode::GalleryFull => "every spectator seat is taken",
+                        ErrorCode::InvalidToken => "this link grants nothing at this table",
+                        _ => "the server failed; try again",
+                    };
+                    return self.send_error(None, code, message.into()).await;
+                }
+                Err(_) => continue,
             }
-            Err(e) => {
-                tracing::error!(error = %e, "finding a table failed");
-                return self
-                    .send_error(
-                        None,
-                        ErrorCode::Internal,
-                        "the server failed; try again".into(),
-                    )
-                    .await;
-            }
-        };
-        let (outbox, inbox) = mpsc::channel(OUTBOX_LEN);
-        match table.join(self.conn, token, since, outbox).await {
-            Ok(Ok(member)) => {
-                tracing::Span::current().record("table_id", table_id.as_str());
-                self.joined = Some(Joined {
-                    table,
-                    member,
-                    inbox,
-                });
-                None
-            }
-            Ok(Err(code)) => {
-                let message = match code {
-                    ErrorCode::SeatTaken => "the opponent's seat is already taken",
-                    ErrorCode::GalleryFull => "every spectator seat is taken",
-                    ErrorCode::InvalidToken => "this link grants nothing at this table",
-                    _ => "the server failed; try again",
-                };
-                self.send_error(None, code, message.into()).await
-            }
-            Err(_) => Some(End::Close(1001, "server shutting down")),
         }
+        if self.shutdown.is_cancelled() {
+            return Some(End::Close(1001, "server shutting down"));
+        }
+        self.send_error(
+            None,
+            ErrorCode::Internal,
+            "the server failed; try again".into(),
+        )
+        .await
     }
 
     async fn command(&mut self, id: Option<String>, intent: Result<Intent, String>) -> Option<End> {

@@ -40,7 +40,11 @@ fuzz_target!(|data: &[u8]| {
         } else {
             Repetition::ThreefoldDraw
         },
-        ply_limit: if o & 16 == 0 { 400 } else { u16::from(*limit) + 1 },
+        ply_limit: if o & 16 == 0 {
+            400
+        } else {
+            u16::from(*limit) + 1
+        },
     }) else {
         return;
     };

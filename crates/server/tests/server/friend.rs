@@ -124,3 +124,27 @@ async fn the_opponent_link_claims_the_seat_once() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_graceful_shutdown_closes_every_socket_with_a_reason() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let (_, mut host, mut guest) = seated(&server, &friend(0)).await;
+    host.sync().await;
+    guest.sync().await;
+    server.stop().await;
+    for client in [&mut host, &mut guest] {
+        loop {
+            match client.next().await {
+                Ok(ServerMessage::Presence(_)) => {}
+                Ok(other) => panic!("unexpected {other:?}"),
+                Err(common::Closed::Frame(Some(frame))) => {
+                    assert_eq!(u16::from(frame.code), 1001);
+                    assert_eq!(frame.reason.as_str(), "server shutting down");
+                    break;
+                }
+                Err(other) => panic!("expected a close frame, got {other:?}"),
+            }
+        }
+    }
+}

@@ -169,3 +169,91 @@ async fn after_a_restart_the_computer_resumes_its_turn(db: &TestDb) {
     server.stop().await;
 }
 on_both!(after_a_restart_the_computer_resumes_its_turn);
+
+async fn a_client_too_far_behind_gets_a_snapshot(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.pace.bots_move = std::time::Duration::from_millis(1);
+    let server = TestServer::start_with(config).await;
+    let mut req = request(Opponent::Bots, 3);
+    req.level = Some(400);
+    let created = server.create(&req).await;
+    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let mut spectator = server.connect().await;
+    spectator.hello(&created.table, &watch, None).await;
+    // More events than the server keeps in memory.
+    let limit = baghchal_server::table::EVENT_LOG_LEN as u64 + 10;
+    while spectator.version < limit {
+        spectator.recv().await;
+    }
+    let now = spectator.version;
+
+    let mut late = server.connect().await;
+    let joined = late.hello(&created.table, &watch, Some(1)).await;
+    let (version, _, _) = joined.snapshot().expect("a snapshot when too far behind");
+    assert!(version >= now);
+
+    let mut recent = server.connect().await;
+    let joined = recent.hello(&created.table, &watch, Some(now - 3)).await;
+    assert!(joined.snapshot().is_none());
+    let replayed = versions(&joined.replay);
+    assert!(replayed.len() >= 3);
+    assert_eq!(replayed[..3], [now - 2, now - 1, now]);
+    server.stop().await;
+}
+on_both!(a_client_too_far_behind_gets_a_snapshot);
+
+async fn a_table_unloaded_when_idle_comes_back_whole(db: &TestDb) {
+    // Every table leaves memory as soon as nobody is connected.
+    let mut config = TestServer::config(db);
+    config.idle_timeout = std::time::Duration::ZERO;
+    let server = TestServer::start_with(config).await;
+    let created = server.create(&request(Opponent::Friend, 0)).await;
+    let secret = created.secret.clone().unwrap();
+
+    let mut host = server.connect().await;
+    host.hello(&created.table, &secret, None).await;
+    host.send(&ClientMessage::Action {
+        id: "one".into(),
+        action: "c3".into(),
+    })
+    .await;
+    host.sync().await;
+    host.close().await;
+
+    let mut guest = server.connect().await;
+    let joined = guest
+        .hello(
+            &created.table,
+            &token_of(created.opponent_link.as_deref().unwrap()),
+            None,
+        )
+        .await;
+    let guest_secret = joined.secret().unwrap();
+    assert_eq!(joined.snapshot().unwrap().1, vec!["c3"]);
+    guest.play_acked("a1-b2").await;
+    guest.close().await;
+
+    let (status, body) = server
+        .get(&format!("/api/tables/{}/games/1", created.table))
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    let mut host = server.connect().await;
+    let joined = host.hello(&created.table, &secret, None).await;
+    assert_eq!(joined.snapshot().unwrap().1, vec!["c3", "a1-b2"]);
+    host.send(&ClientMessage::Action {
+        id: "one".into(),
+        action: "c3".into(),
+    })
+    .await;
+    assert_eq!(
+        host.sync().await,
+        vec![ServerMessage::Ack { id: "one".into() }]
+    );
+    host.play_acked("c1").await;
+    let mut guest = server.connect().await;
+    let joined = guest.hello(&created.table, &guest_secret, None).await;
+    assert_eq!(joined.snapshot().unwrap().0, 3);
+    server.stop().await;
+}
+on_both!(a_table_unloaded_when_idle_comes_back_whole);
