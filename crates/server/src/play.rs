@@ -230,12 +230,6 @@ impl Play {
         }
     }
 
-    /// Whether the table should be resumed after a restart: its current
-    /// game is unfinished, or it plays by itself.
-    pub fn is_active(&self) -> bool {
-        self.options.opponent == Opponent::Bots || !self.game().is_finished()
-    }
-
     /// The event `side` (`None` for the computer's own decisions) asks for,
     /// or why not. Changes nothing.
     pub fn decide(&self, side: Side, intent: Intent) -> Result<Event, Refusal> {

@@ -705,7 +705,9 @@ impl Table {
         client_id: Option<&str>,
     ) -> bool {
         let version = self.play.version() + 1;
-        let active = self.options.opponent == Opponent::Bots || !self.play.ends_game(&event);
+        // Tables with an unfinished game resume at start-up; a finished bots
+        // table starts its next game when someone comes to watch.
+        let active = !self.play.ends_game(&event);
         let stored = encode_event(&event, version, player, client_id);
         if let Err(e) = self
             .context
