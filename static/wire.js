@@ -70,6 +70,38 @@
  */
 
 /**
+ * A value for one side: a forced win or loss in plies, a draw, or a search
+ * estimate in thousandths of a goat.
+ * @typedef {{kind: 'win', plies: number}
+ *   | {kind: 'loss', plies: number}
+ *   | {kind: 'draw'}
+ *   | {kind: 'score', score: number}} Evaluation
+ */
+
+/**
+ * What one action was worth to the side that played it.
+ * @typedef {object} ActionReview
+ * @property {number} ply
+ * @property {Side} side
+ * @property {string} action
+ * @property {Evaluation} before
+ * @property {Evaluation} after
+ * @property {'rules' | 'tablebase' | 'search'} before_source
+ * @property {'rules' | 'tablebase' | 'search'} after_source
+ * @property {string} best
+ * @property {number} cost
+ */
+
+/**
+ * `GET /api/tables/{table}/games/{game}/analysis`: a finished game, action
+ * by action.
+ * @typedef {object} GameAnalysis
+ * @property {string} table
+ * @property {number} game
+ * @property {ActionReview[]} actions
+ */
+
+/**
  * @typedef {object} SeatView
  * @property {Player} player
  * @property {boolean} computer

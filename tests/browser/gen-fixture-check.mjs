@@ -19,6 +19,7 @@ const TYPES = [
   ['http.api_error.', 'ApiError'],
   ['http.api_error', 'ApiError'],
   ['http.game_record', 'GameRecord'],
+  ['http.game_analysis', 'GameAnalysis'],
 ];
 
 const files = readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();

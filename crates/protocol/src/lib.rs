@@ -198,6 +198,78 @@ pub struct GameRecord {
     pub record: String,
 }
 
+/// `GET /api/tables/{table}/games/{game}/analysis`: every action of a
+/// finished game with what it was worth, so that a page can show where the
+/// game turned.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct GameAnalysis {
+    /// The table id.
+    pub table: String,
+    /// The game's number at this table, from 1.
+    pub game: u32,
+    /// One review per action, in order.
+    pub actions: Vec<ActionReview>,
+}
+
+/// What one action of a game was worth to the side that played it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ActionReview {
+    /// The ply before the action (0 for the first).
+    pub ply: u16,
+    /// The side that played it.
+    pub side: Side,
+    /// The action in notation.
+    pub action: String,
+    /// The position's value for the mover before the action.
+    pub before: Evaluation,
+    /// The value for the mover after it.
+    pub after: Evaluation,
+    /// Where `before` comes from.
+    pub before_source: EvaluationSource,
+    /// Where `after` comes from.
+    pub after_source: EvaluationSource,
+    /// The engine's preferred action before it (may be the one played).
+    pub best: String,
+    /// What the action gave away on the engine's scale (0: nothing; a
+    /// captured goat is 1000; a turned win or loss is about 30000).
+    pub cost: i32,
+}
+
+/// A value for one side.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Evaluation {
+    /// A forced win in this many plies.
+    Win {
+        /// Plies to the win.
+        plies: u16,
+    },
+    /// A loss in this many plies against best play.
+    Loss {
+        /// Plies to the loss.
+        plies: u16,
+    },
+    /// A draw.
+    Draw,
+    /// A search estimate in thousandths of a goat; positive is good.
+    Score {
+        /// The estimate.
+        score: i32,
+    },
+}
+
+/// Where an evaluation comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvaluationSource {
+    /// The game was over: the rules' result.
+    Rules,
+    /// The movement-phase tablebase: exact.
+    Tablebase,
+    /// A bounded search: an estimate.
+    Search,
+}
+
 /// A message from a client to the server.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

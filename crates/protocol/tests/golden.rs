@@ -204,6 +204,37 @@ fn examples() -> Vec<Example> {
                 record: "rules standard\nactions c3 a1-b2\nresult tigers resignation\n".into(),
             },
         ),
+        example(
+            "http.game_analysis",
+            GameAnalysis {
+                table: table.into(),
+                game: 1,
+                actions: vec![
+                    ActionReview {
+                        ply: 0,
+                        side: Side::Goats,
+                        action: "c3".into(),
+                        before: Evaluation::Score { score: -250 },
+                        after: Evaluation::Score { score: -310 },
+                        before_source: EvaluationSource::Search,
+                        after_source: EvaluationSource::Search,
+                        best: "a3".into(),
+                        cost: 60,
+                    },
+                    ActionReview {
+                        ply: 61,
+                        side: Side::Tigers,
+                        action: "b2-c3".into(),
+                        before: Evaluation::Win { plies: 7 },
+                        after: Evaluation::Draw,
+                        before_source: EvaluationSource::Tablebase,
+                        after_source: EvaluationSource::Tablebase,
+                        best: "a1xc1".into(),
+                        cost: 29993,
+                    },
+                ],
+            },
+        ),
         // Client to server
         example(
             "client.hello",

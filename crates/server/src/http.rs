@@ -6,7 +6,11 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use baghchal_protocol::{ApiError, CreateTable, GameRecord, TableCreated};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
+use baghchal_rules::Record;
 
 use crate::options::{side_to_wire, Opponent, TableOptions};
 use crate::tables::TablesError;
@@ -33,6 +37,12 @@ pub enum HttpError {
     /// No such table or game.
     #[error("not found")]
     NotFound,
+    /// The game is still being played: it cannot be analysed yet.
+    #[error("the game is not over")]
+    GameNotOver,
+    /// The computer could not analyse the game.
+    #[error("analysis failed")]
+    AnalysisFailed,
     /// The server cannot take it now.
     #[error(transparent)]
     Unavailable(#[from] TablesError),
@@ -64,6 +74,18 @@ impl IntoResponse for HttpError {
                 "not_found",
                 None,
                 "there is no such table or game".into(),
+            ),
+            HttpError::GameNotOver => (
+                StatusCode::CONFLICT,
+                "game_not_over",
+                None,
+                "the game is still being played; it can be analysed once it is over".into(),
+            ),
+            HttpError::AnalysisFailed => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "unavailable",
+                None,
+                "the analysis failed; try again".into(),
             ),
             HttpError::Unavailable(e) => {
                 tracing::error!(error = %e, "request failed");
@@ -155,12 +177,78 @@ pub async fn game_record(
     State(state): State<AppState>,
     Path((table, game)): Path<(String, String)>,
 ) -> Result<Json<GameRecord>, HttpError> {
+    find_record(&state, &table, &game).await.map(Json)
+}
+
+/// The analyses of finished games already made, by table and game number.
+/// Bounded: when full, it is emptied before the next one goes in.
+#[derive(Clone, Default)]
+pub struct AnalysisCache(Arc<Mutex<HashMap<(String, u32), Arc<GameAnalysis>>>>);
+
+impl AnalysisCache {
+    /// The most analyses kept.
+    const CAPACITY: usize = 256;
+
+    fn get(&self, key: &(String, u32)) -> Option<Arc<GameAnalysis>> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: (String, u32), analysis: Arc<GameAnalysis>) {
+        if let Ok(mut map) = self.0.lock() {
+            if map.len() >= Self::CAPACITY {
+                map.clear();
+            }
+            map.insert(key, analysis);
+        }
+    }
+}
+
+/// `GET /api/tables/{table}/games/{game}/analysis`: every action of a
+/// finished game with its value before and after, from the tablebase where
+/// it covers the position and from a search elsewhere.
+pub async fn game_analysis(
+    State(state): State<AppState>,
+    Path((table, game)): Path<(String, String)>,
+) -> Result<Json<GameAnalysis>, HttpError> {
+    let record = find_record(&state, &table, &game).await?;
+    let key = (record.table.clone(), record.game);
+    if let Some(analysis) = state.analyses.get(&key) {
+        return Ok(Json(GameAnalysis::clone(&analysis)));
+    }
+    let replayed = record
+        .record
+        .parse::<Record>()
+        .ok()
+        .and_then(|r| r.replay().ok());
+    let Some(replayed) = replayed else {
+        tracing::error!(table = %record.table, game = record.game, "a stored game does not replay");
+        return Err(HttpError::AnalysisFailed);
+    };
+    if !replayed.is_finished() {
+        return Err(HttpError::GameNotOver);
+    }
+    let actions = state
+        .computer
+        .analyse(replayed)
+        .await
+        .ok_or(HttpError::AnalysisFailed)?;
+    let analysis = Arc::new(GameAnalysis {
+        table: record.table,
+        game: record.game,
+        actions,
+    });
+    state.analyses.put(key, Arc::clone(&analysis));
+    Ok(Json(GameAnalysis::clone(&analysis)))
+}
+
+/// One game of a table, looked up through its actor.
+async fn find_record(state: &AppState, table: &str, game: &str) -> Result<GameRecord, HttpError> {
     let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {
-        let handle = state.tables.get(&table).await?.ok_or(HttpError::NotFound)?;
+        let handle = state.tables.get(table).await?.ok_or(HttpError::NotFound)?;
         if let Ok(record) = handle.record(game).await {
-            return record.map(Json).ok_or(HttpError::NotFound);
+            return record.ok_or(HttpError::NotFound);
         }
     }
     Err(HttpError::NotFound)

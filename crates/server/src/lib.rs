@@ -101,6 +101,10 @@ pub struct AppState {
     pub sockets: TaskTracker,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// The computer, for post-game analysis.
+    pub computer: Computer,
+    /// Analyses of finished games, which never change.
+    pub analyses: http::AnalysisCache,
 }
 
 /// Why the server could not start.
@@ -123,6 +127,10 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
     Router::new()
         .route("/api/tables", post(http::create_table))
         .route("/api/tables/{table}/games/{game}", get(http::game_record))
+        .route(
+            "/api/tables/{table}/games/{game}/analysis",
+            get(http::game_analysis),
+        )
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
         .route_service("/", index.clone())
@@ -156,9 +164,10 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
     let storage = Storage::connect(&config.database_url).await?;
+    let computer = Computer::new(config.bot.clone(), config.bot_threads);
     let tables = Tables::new(
         storage.clone(),
-        Computer::new(config.bot.clone(), config.bot_threads),
+        computer.clone(),
         config.pace,
         config.idle_timeout,
         config.max_tables,
@@ -174,6 +183,8 @@ pub async fn run(
         shutdown: token.clone(),
         sockets: sockets.clone(),
         rate: config.rate,
+        computer,
+        analyses: http::AnalysisCache::default(),
     };
     let router = app(state, &config.static_dir);
     let signal = token.clone();

@@ -7,6 +7,7 @@
 mod common;
 
 mod bad_input;
+mod analysis;
 mod computer;
 mod endings;
 mod friend;
