@@ -1,10 +1,11 @@
 //! Time per move of each level, on one core: the median, 90th percentile
 //! and maximum over positions sampled from seeded games (placement and
-//! movement phase alike).
+//! movement phase alike), and the median nodes searched (which, unlike
+//! the time, does not depend on the machine's load).
 //!
 //! `cargo bench -p baghchal-engine --bench levels [-- LEVEL ...]`
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use baghchal_engine::{Engine, Level};
 use baghchal_rules::Position;
@@ -13,9 +14,9 @@ use baghchal_rules::Position;
 fn sample(engine: &Engine) -> Vec<Position> {
     let mut positions = Vec::new();
     let level = Level::new(1000).expect("a level");
-    for game in 0..4u64 {
+    for game in 0..8u64 {
         let mut position = Position::default();
-        while !position.is_finished() && position.ply() < 160 {
+        while !position.is_finished() {
             if position.ply() % 6 == (game % 6) as u16 {
                 positions.push(position.clone());
             }
@@ -41,24 +42,27 @@ fn main() {
     let engine = Engine::new();
     let positions = sample(&engine);
     println!("{} positions", positions.len());
-    println!("level  median     p90        max");
+    println!("level  median     p90        max        nodes (median)");
     for level in levels {
-        let mut times: Vec<Duration> = positions
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let start = Instant::now();
-                std::hint::black_box(engine.choose(p, level, i as u64));
-                start.elapsed()
-            })
-            .collect();
+        let mut times = Vec::with_capacity(positions.len());
+        let mut nodes = Vec::with_capacity(positions.len());
+        for (i, p) in positions.iter().enumerate() {
+            let start = Instant::now();
+            let thought = engine
+                .think(p, level, i as u64)
+                .expect("an unfinished position");
+            times.push(start.elapsed());
+            nodes.push(std::hint::black_box(thought).nodes);
+        }
         times.sort();
+        nodes.sort();
         let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
         println!(
-            "{level:>5}  {:>9.2?}  {:>9.2?}  {:>9.2?}",
+            "{level:>5}  {:>9.2?}  {:>9.2?}  {:>9.2?}  {:>9}",
             at(0.5),
             at(0.9),
-            times[times.len() - 1]
+            times[times.len() - 1],
+            nodes[nodes.len() / 2]
         );
     }
 }

@@ -121,6 +121,7 @@ pub(crate) struct Search<'a> {
     killers: [[Option<Action>; 2]; MAX_PLY],
     history: Box<[[i32; 25]; 26]>,
     buffers: Vec<Vec<Action>>,
+    keys: Vec<Vec<i32>>,
     nodes: u64,
     node_limit: u64,
     stopped: bool,
@@ -144,6 +145,7 @@ impl<'a> Search<'a> {
             killers: [[None; 2]; MAX_PLY],
             history: Box::new([[0; 25]; 26]),
             buffers: (0..MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
+            keys: (0..MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             nodes: 0,
             node_limit: u64::MAX,
             stopped: false,
@@ -306,11 +308,14 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        self.order(&mut actions, table_action, ply);
+        let mut keys = std::mem::take(&mut self.keys[ply]);
+        self.order(&actions, table_action, ply, &mut keys);
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_action = None;
-        for (i, action) in actions.iter().enumerate() {
+        for i in 0..actions.len() {
+            select(&mut actions, &mut keys, i);
+            let action = &actions[i];
             self.board.make(action);
             let score = if i == 0 {
                 -self.negamax(depth - 1, -beta, -alpha, ply + 1)
@@ -325,6 +330,7 @@ impl<'a> Search<'a> {
             self.board.unmake();
             if self.stopped {
                 self.buffers[ply] = actions;
+                self.keys[ply] = keys;
                 return 0;
             }
             if score > best {
@@ -348,6 +354,7 @@ impl<'a> Search<'a> {
             }
         }
         self.buffers[ply] = actions;
+        self.keys[ply] = keys;
         if use_table {
             let bound = if best >= beta {
                 Bound::Lower
@@ -406,12 +413,20 @@ impl<'a> Search<'a> {
         best
     }
 
-    /// Table action first, then captures (longest first), killers, and the
-    /// rest by history.
-    fn order(&self, actions: &mut [Action], table_action: Option<Action>, ply: usize) {
+    /// Scores the actions for ordering into `keys`: the table action
+    /// first, then captures (longest first), killers, and the rest by
+    /// history.
+    fn order(
+        &self,
+        actions: &[Action],
+        table_action: Option<Action>,
+        ply: usize,
+        keys: &mut Vec<i32>,
+    ) {
         let killers = self.killers[ply];
-        actions.sort_by_cached_key(|a| {
-            let key = if Some(*a) == table_action {
+        keys.clear();
+        keys.extend(actions.iter().map(|a| {
+            if Some(*a) == table_action {
                 1 << 30
             } else if let Action::Jump(j) = a {
                 (1 << 29) + j.len() as i32
@@ -422,10 +437,23 @@ impl<'a> Search<'a> {
             } else {
                 let from = a.from().map_or(25, |s| s.index());
                 self.history[from][a.to().index()].min((1 << 27) - 1)
-            };
-            -key
-        });
+            }
+        }));
     }
+}
+
+/// Moves the best-keyed action of `actions[i..]` to `i` (a lazy selection
+/// sort: most nodes are cut after one or two actions).
+#[inline]
+fn select(actions: &mut [Action], keys: &mut [i32], i: usize) {
+    let mut best = i;
+    for j in i + 1..actions.len() {
+        if keys[j] > keys[best] {
+            best = j;
+        }
+    }
+    actions.swap(i, best);
+    keys.swap(i, best);
 }
 
 /// Captures first at the root before the first iteration.

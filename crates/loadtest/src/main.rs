@@ -146,17 +146,18 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
         (None, None) => unreachable!("a server was started when no --url was given"),
     };
     let server_pid = started.as_ref().map(ServerProcess::pid).or(args.server_pid);
-    let ws_url = format!(
-        "{}/ws",
-        url.replacen("https://", "wss://", 1)
-            .replacen("http://", "ws://", 1)
-    );
-
+    let endpoint = table::Endpoint::new(&url, sockets)?;
+    if !endpoint.sources().is_empty() {
+        println!(
+            "connecting from {} loopback addresses",
+            endpoint.sources().len()
+        );
+    }
     let interval =
         (args.rate > 0.0).then(|| Duration::from_secs_f64(args.tables as f64 / args.rate));
     let run = Arc::new(Run {
         url,
-        ws_url,
+        endpoint,
         spectators: args.spectators,
         interval,
         timeout: args.timeout,
@@ -211,6 +212,7 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
         None => progress(args.quiet, args.duration.as_secs().max(1), "playing"),
     };
     let deadline = start + args.duration;
+    let mut memory_playing = memory_connected;
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
@@ -220,6 +222,9 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
                 }
             }
             _ = tick.tick() => {
+                if !*stop_tx.borrow() {
+                    memory_playing = server_pid.and_then(Memory::of).or(memory_playing);
+                }
                 let done = run.stats.actions();
                 bar.set_position(match args.actions {
                     Some(_) => done,
@@ -241,8 +246,7 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
         &run.stats,
         elapsed,
         connect_errors,
-        memory_connected,
-        memory,
+        [memory_connected, memory_playing, memory],
         cpu,
     );
     if let Some(process) = started {
@@ -323,8 +327,7 @@ fn report(
     stats: &Stats,
     elapsed: Duration,
     connect_errors: u64,
-    memory_connected: Option<Memory>,
-    memory: Option<Memory>,
+    memory: [Option<Memory>; 3],
     cpu: Cpu,
 ) {
     let seconds = elapsed.as_secs_f64();
@@ -348,13 +351,16 @@ fn report(
         stats.error_count() - connect_errors
     );
     print_errors(stats);
-    if let (Some(connected), Some(memory)) = (memory_connected, memory) {
+    if let [Some(connected), Some(playing), Some(end)] = memory {
         println!(
-            "server memory: peak RSS {} (VmHWM), RSS {} once connected, {} at the end",
-            mib(memory.peak_rss_kib),
+            "server memory: peak RSS {} (VmHWM); RSS {} once connected, {} while playing",
+            mib(end.peak_rss_kib),
             mib(connected.rss_kib),
-            mib(memory.rss_kib)
+            mib(playing.rss_kib)
         );
+    }
+    if let Some(own) = Memory::of(std::process::id()) {
+        println!("load generator memory: peak RSS {}", mib(own.peak_rss_kib));
     }
     let share = |s: f64| format!("{s:.1} s = {:.0}% of a core", 100.0 * s / seconds);
     if let Some(server) = cpu.server {

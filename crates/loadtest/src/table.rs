@@ -1,7 +1,8 @@
 //! One table under load: its creation over HTTP, its sockets (two players
 //! and the spectators) and the loop that plays random legal games on it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,12 +18,13 @@ use rand::{RngExt, SeedableRng};
 use tokio::net::TcpStream;
 use tokio::sync::watch;
 use tokio::time::{sleep_until, Instant};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::WebSocketStream;
 
 use crate::stats::Stats;
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+type Socket = WebSocketStream<TcpStream>;
 
 /// How long one step of joining a table (a request, a handshake, an
 /// answer) may take.
@@ -32,8 +34,8 @@ const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Run {
     /// The server's base URL, e.g. `http://127.0.0.1:8080`.
     pub url: String,
-    /// The websocket URL, e.g. `ws://127.0.0.1:8080/ws`.
-    pub ws_url: String,
+    /// Where the websockets connect.
+    pub endpoint: Endpoint,
     /// Spectators at each table (and seats reserved for them).
     pub spectators: u8,
     /// Time between two actions at one table, when paced.
@@ -100,15 +102,28 @@ impl Table {
         let created = create(run).await?;
         let secret = created.secret.context("no seat secret in the answer")?;
         let invite = token(created.opponent_link.as_deref(), "invite")?;
-        let (host, version, state) = join(run, &created.table, &secret).await?;
-        let (guest, ..) = join(run, &created.table, &invite).await?;
-        let mut sockets = vec![host, guest];
+        let mut joined = vec![
+            join(run, &created.table, &secret).await?,
+            join(run, &created.table, &invite).await?,
+        ];
         if run.spectators > 0 {
             let watch = token(created.spectator_link.as_deref(), "watch")?;
             for _ in 0..run.spectators {
-                sockets.push(join(run, &created.table, &watch).await?.0);
+                joined.push(join(run, &created.table, &watch).await?);
             }
         }
+        // Later joiners may have seen a later version: start from the
+        // latest state, and from what each subscriber has seen.
+        let seen: Vec<u64> = joined.iter().map(|(_, version, _)| *version).collect();
+        let mut sockets = Vec::with_capacity(joined.len());
+        let mut latest: Option<(u64, GameState)> = None;
+        for (socket, version, state) in joined {
+            sockets.push(socket);
+            if latest.as_ref().is_none_or(|(v, _)| version > *v) {
+                latest = Some((version, state));
+            }
+        }
+        let (version, state) = latest.context("no subscriber")?;
 
         let mut sinks = Vec::with_capacity(sockets.len());
         let mut incoming = SelectAll::new();
@@ -122,14 +137,13 @@ impl Table {
         let mut sinks = sinks.into_iter();
         let host = sinks.next().context("no host socket")?;
         let guest = sinks.next().context("no guest socket")?;
-        let subscribers = 2 + usize::from(run.spectators);
         Ok(Table {
             index,
             host,
             guest,
             _spectators: sinks.collect(),
             incoming,
-            seen: vec![version; subscribers],
+            seen,
             state,
             version,
         })
@@ -251,6 +265,7 @@ impl Table {
         run: &Run,
         pending: &mut Option<Pending>,
     ) -> anyhow::Result<()> {
+        let now = Instant::now();
         let text = match frame.message.context("websocket")? {
             Message::Text(text) => text,
             Message::Close(close) => bail!(
@@ -262,7 +277,6 @@ impl Table {
         };
         let message: ServerMessage =
             serde_json::from_str(&text).context("unreadable server message")?;
-        let now = Instant::now();
         match message {
             ServerMessage::Event { version, state, .. }
             | ServerMessage::Snapshot { version, state, .. } => {
@@ -441,13 +455,101 @@ fn token(link: Option<&str>, name: &str) -> anyhow::Result<String> {
         .with_context(|| format!("no {name} token in the link {link:?}"))
 }
 
+/// Where the websockets connect, and the loopback addresses they connect
+/// from: one source address has room for some 28,000 connections to one
+/// server port, so larger runs spread over several.
+pub struct Endpoint {
+    /// The websocket URL, e.g. `ws://127.0.0.1:8080/ws`.
+    url: String,
+    /// The server's socket address.
+    server: SocketAddr,
+    /// Local addresses to bind, in turn; empty lets the system choose.
+    sources: Vec<IpAddr>,
+    /// The next source to use.
+    next: AtomicUsize,
+}
+
+/// Connections per loopback source address, well under the ephemeral
+/// port range.
+const SOCKETS_PER_SOURCE: u64 = 20_000;
+
+impl Endpoint {
+    /// The `/ws` endpoint of the server at `base` (an `http://` URL), for
+    /// `sockets` connections in all.
+    pub fn new(base: &str, sockets: u64) -> anyhow::Result<Endpoint> {
+        let mut url = reqwest::Url::parse(base).with_context(|| format!("{base:?} is no URL"))?;
+        if url.scheme() != "http" {
+            bail!("only http:// servers can be loaded, not {base:?}");
+        }
+        let server = *url
+            .socket_addrs(|| None)
+            .with_context(|| format!("resolving {base:?}"))?
+            .first()
+            .with_context(|| format!("{base:?} resolves to no address"))?;
+        url.set_scheme("ws")
+            .expect("ws is a valid scheme for an http URL");
+        url.set_path("/ws");
+        let wanted = sockets.div_ceil(SOCKETS_PER_SOURCE);
+        let sources = match server.ip() {
+            IpAddr::V4(ip) if ip.is_loopback() && wanted > 1 => (1..=wanted.min(250))
+                .map(|i| IpAddr::V4(Ipv4Addr::new(127, 0, 0, i as u8)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Ok(Endpoint {
+            url: url.into(),
+            server,
+            sources,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// The loopback addresses connections come from (none: the system's
+    /// choice).
+    pub fn sources(&self) -> &[IpAddr] {
+        &self.sources
+    }
+
+    /// Opens a TCP connection to the server, without Nagle's delay, and
+    /// makes it a websocket.
+    async fn connect(&self) -> anyhow::Result<Socket> {
+        let socket = match self.server {
+            SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+            SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+        }?;
+        if !self.sources.is_empty() {
+            let i = self.next.fetch_add(1, Ordering::Relaxed) % self.sources.len();
+            socket
+                .bind(SocketAddr::new(self.sources[i], 0))
+                .with_context(|| format!("binding {}", self.sources[i]))?;
+        }
+        let stream = socket.connect(self.server).await.context("connecting")?;
+        stream.set_nodelay(true)?;
+        let (socket, _) =
+            tokio_tungstenite::client_async_with_config(self.url.as_str(), stream, Some(config()))
+                .await
+                .context("websocket handshake")?;
+        Ok(socket)
+    }
+}
+
+/// The clients' websocket settings: the server's messages are small (a
+/// few KiB), so small buffers keep thousands of sockets cheap (the default
+/// is 128 KiB each way).
+fn config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(SOCKET_BUFFER_BYTES)
+        .write_buffer_size(0)
+}
+
+/// The read buffer of each client socket.
+const SOCKET_BUFFER_BYTES: usize = 8 * 1024;
+
 /// Opens a socket, says hello with `token` and reads up to the snapshot.
 async fn join(run: &Run, table: &str, token: &str) -> anyhow::Result<(Socket, u64, GameState)> {
-    let connect = tokio_tungstenite::connect_async_with_config(run.ws_url.as_str(), None, true);
-    let (mut socket, _) = tokio::time::timeout(JOIN_TIMEOUT, connect)
+    let mut socket = tokio::time::timeout(JOIN_TIMEOUT, run.endpoint.connect())
         .await
-        .context("websocket handshake timed out")?
-        .context("websocket handshake")?;
+        .context("connecting timed out")??;
     let hello = ClientMessage::Hello {
         table: table.to_owned(),
         token: token.to_owned(),
@@ -496,6 +598,17 @@ mod tests {
         assert!(token(Some(link), "watch").is_err());
         assert!(token(None, "invite").is_err());
         assert!(token(Some("http://127.0.0.1/t/abc"), "invite").is_err());
+    }
+
+    #[test]
+    fn large_runs_spread_over_loopback_sources() {
+        let small = Endpoint::new("http://127.0.0.1:8080", 4_000).unwrap();
+        assert_eq!(small.url, "ws://127.0.0.1:8080/ws");
+        assert!(small.sources().is_empty());
+        let large = Endpoint::new("http://127.0.0.1:8080/", 50_000).unwrap();
+        assert_eq!(large.sources().len(), 3);
+        assert_eq!(large.sources()[2], IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3)));
+        assert!(Endpoint::new("https://127.0.0.1:8080", 1).is_err());
     }
 
     #[test]

@@ -197,6 +197,8 @@ struct Tier<'a> {
     len: u32,
     /// Whether a capture reaches the target.
     last: bool,
+    /// By rank within a tiger class: the places of the ranked points.
+    places: Vec<u32>,
     /// The solved tier below (goats to move first), unless `last`.
     below: &'a [u16],
     values: Vec<AtomicU16>,
@@ -219,7 +221,9 @@ impl Tier<'_> {
     fn board(&self, item: u32) -> (bool, u32, u32) {
         let tiger = item >= self.len;
         let index = if tiger { item - self.len } else { item };
-        let (t, g) = self.indexer.board(self.goats, index);
+        let per = self.places.len() as u32;
+        let places = self.places[(index % per) as usize];
+        let (t, g) = self.indexer.board_of(self.goats, index / per, places);
         (tiger, t, g)
     }
 
@@ -492,6 +496,9 @@ pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved
             goats,
             len,
             last: eaten + 1 == shape.target,
+            places: (0..crate::index::per_class(goats))
+                .map(|rank| crate::index::unrank_set(rank, crate::index::minor_count(goats)))
+                .collect(),
             below,
             values: (0..2 * len as usize).map(|_| AtomicU16::new(0)).collect(),
         };

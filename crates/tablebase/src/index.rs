@@ -48,6 +48,65 @@ pub(crate) fn rank_set(mut mask: u32) -> u32 {
     rank
 }
 
+/// Bits ranked by [`LOW_RANK`]; the others by [`HIGH_RANK`].
+const LOW_BITS: usize = 11;
+
+/// The colex rank of each set of the low points.
+static LOW_RANK: [u32; 1 << LOW_BITS] = {
+    let mut t = [0u32; 1 << LOW_BITS];
+    let mut m = 0;
+    while m < 1 << LOW_BITS {
+        let mut rank = 0;
+        let mut i = 1;
+        let mut p = 0;
+        while p < LOW_BITS {
+            if m & 1 << p != 0 {
+                rank += BINOMIAL[p][i];
+                i += 1;
+            }
+            p += 1;
+        }
+        t[m] = rank;
+        m += 1;
+    }
+    t
+};
+
+/// What a set of the high points adds to the colex rank, by how many low
+/// points precede them (at most 10: the smaller of goats and empty points).
+static HIGH_RANK: [[u32; 11]; 1 << (FREE - LOW_BITS)] = {
+    let mut t = [[0u32; 11]; 1 << (FREE - LOW_BITS)];
+    let mut m = 0;
+    while m < 1 << (FREE - LOW_BITS) {
+        let mut before = 0;
+        while before < 11 {
+            let mut rank = 0;
+            let mut i = before + 1;
+            let mut p = 0;
+            while p < FREE - LOW_BITS {
+                if m & 1 << p != 0 {
+                    rank += BINOMIAL[p + LOW_BITS][i];
+                    i += 1;
+                }
+                p += 1;
+            }
+            t[m][before] = rank;
+            before += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// The colex rank of a set of places among the 21 free points, with at
+/// most 10 places.
+#[inline]
+pub(crate) fn rank_places(mask: u32) -> u32 {
+    let low = mask as usize & ((1 << LOW_BITS) - 1);
+    let high = mask as usize >> LOW_BITS;
+    LOW_RANK[low] + HIGH_RANK[high][low.count_ones() as usize]
+}
+
 /// The set of `k` elements with colex rank `rank`.
 #[inline]
 pub(crate) fn unrank_set(mut rank: u32, k: usize) -> u32 {
@@ -191,8 +250,16 @@ impl Indexer {
     #[inline]
     pub fn board(&self, goats: u32, index: u32) -> (u32, u32) {
         let per = per_class(goats);
-        let class = &self.classes[(index / per) as usize];
-        let minor = expand(class, unrank_set(index % per, minor_count(goats)));
+        let places = unrank_set(index % per, minor_count(goats));
+        self.board_of(goats, index / per, places)
+    }
+
+    /// The board of tiger class `class` with the ranked points (goats or
+    /// empty points) at `places` among the free points.
+    #[inline]
+    pub(crate) fn board_of(&self, goats: u32, class: u32, places: u32) -> (u32, u32) {
+        let class = &self.classes[class as usize];
+        let minor = expand(class, places);
         let goat_mask = if ranks_empties(goats) {
             FULL & !class.rep & !minor
         } else {
@@ -213,10 +280,10 @@ impl Indexer {
         } else {
             goats
         };
-        let mut best = rank_set(compress(class, minor, s as usize));
+        let mut best = rank_places(compress(class, minor, s as usize));
         for &t in &class.stabilizer {
             let st = COMPOSE[t as usize][s as usize] as usize;
-            best = best.min(rank_set(compress(class, minor, st)));
+            best = best.min(rank_places(compress(class, minor, st)));
         }
         class_id as u32 * per_class(count) + best
     }
@@ -302,11 +369,12 @@ mod tests {
 
     #[test]
     fn ranking_and_unranking_are_inverse() {
-        for k in [1, 3, 5] {
+        for k in [1, 3, 5, 10] {
             for rank in 0..BINOMIAL[FREE][k] {
                 let set = unrank_set(rank, k);
                 assert_eq!(set.count_ones() as usize, k);
                 assert_eq!(rank_set(set), rank);
+                assert_eq!(rank_places(set), rank);
             }
         }
     }
