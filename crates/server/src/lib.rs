@@ -152,6 +152,10 @@ async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> 
     upgrade
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
+        // Small buffers: thousands of sockets, each sending small messages
+        // (the read buffer grows for a larger frame, up to the limit).
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
         .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, tables, rate, shutdown)))
 }
 
