@@ -183,17 +183,20 @@ pub async fn game_record(
 /// The analyses of finished games already made, by table and game number.
 /// Bounded: when full, it is emptied before the next one goes in.
 #[derive(Clone, Default)]
-pub struct AnalysisCache(Arc<Mutex<HashMap<(String, u32), Arc<GameAnalysis>>>>);
+pub struct AnalysisCache(Arc<Mutex<HashMap<GameKey, Arc<GameAnalysis>>>>);
+
+/// A table id and a game number.
+type GameKey = (String, u32);
 
 impl AnalysisCache {
     /// The most analyses kept.
     const CAPACITY: usize = 256;
 
-    fn get(&self, key: &(String, u32)) -> Option<Arc<GameAnalysis>> {
+    fn get(&self, key: &GameKey) -> Option<Arc<GameAnalysis>> {
         self.0.lock().ok()?.get(key).cloned()
     }
 
-    fn put(&self, key: (String, u32), analysis: Arc<GameAnalysis>) {
+    fn put(&self, key: GameKey, analysis: Arc<GameAnalysis>) {
         if let Ok(mut map) = self.0.lock() {
             if map.len() >= Self::CAPACITY {
                 map.clear();

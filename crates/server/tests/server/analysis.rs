@@ -35,11 +35,17 @@ async fn a_finished_game_is_analysed_action_by_action(db: &TestDb) {
     let (status, body) = server.get(&path).await;
     assert_eq!(status, 200, "{body}");
     let analysis: GameAnalysis = serde_json::from_str(&body).unwrap();
-    assert_eq!((analysis.table.as_str(), analysis.game), (table.as_str(), 1));
+    assert_eq!(
+        (analysis.table.as_str(), analysis.game),
+        (table.as_str(), 1)
+    );
     let played: Vec<&str> = analysis.actions.iter().map(|a| a.action.as_str()).collect();
     assert_eq!(played, moves);
     let sides: Vec<Side> = analysis.actions.iter().map(|a| a.side).collect();
-    assert_eq!(sides, [Side::Goats, Side::Tigers, Side::Goats, Side::Tigers]);
+    assert_eq!(
+        sides,
+        [Side::Goats, Side::Tigers, Side::Goats, Side::Tigers]
+    );
     for (ply, review) in analysis.actions.iter().enumerate() {
         assert_eq!(usize::from(review.ply), ply);
         assert!(review.cost >= 0);
@@ -54,7 +60,10 @@ async fn a_finished_game_is_analysed_action_by_action(db: &TestDb) {
 
     let (status, again) = server.get(&path).await;
     assert_eq!(status, 200);
-    assert_eq!(serde_json::from_str::<GameAnalysis>(&again).unwrap(), analysis);
+    assert_eq!(
+        serde_json::from_str::<GameAnalysis>(&again).unwrap(),
+        analysis
+    );
     let (status, _) = server
         .get(&format!("/api/tables/{table}/games/2/analysis"))
         .await;

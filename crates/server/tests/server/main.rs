@@ -6,8 +6,8 @@
 
 mod common;
 
-mod bad_input;
 mod analysis;
+mod bad_input;
 mod computer;
 mod endings;
 mod friend;
