@@ -1,8 +1,8 @@
 //! perft: counting action sequences, the standard check of a move
 //! generator.
 
-use crate::position::{count_legal, for_each_legal, State};
-use crate::{Action, Position, Repetition, Rules};
+use crate::position::{count_legal, ending_after_target, for_each_legal, State};
+use crate::{Action, Position, Rules};
 
 /// The number of action sequences of `depth` actions from `position`,
 /// where a finished game counts as one leaf and is not expanded
@@ -60,7 +60,7 @@ impl Search {
     fn new(position: &Position, depth: u32) -> Search {
         Search {
             rules: *position.rules(),
-            record: position.record_slice().to_vec(),
+            record: position.repetition_record().to_vec(),
             buffers: (0..depth).map(|_| Vec::with_capacity(64)).collect(),
         }
     }
@@ -102,16 +102,7 @@ impl Search {
         }
         let record = &self.record[base..];
         let n = count_legal(c, &self.rules, record);
-        if n == 0 {
-            return 1;
-        }
-        if self.rules.repetition() == Repetition::ThreefoldDraw && c.in_hand == 0 {
-            let key = c.key();
-            if record.iter().filter(|&&k| k == key).count() >= 3 {
-                return 1;
-            }
-        }
-        if c.ply >= self.rules.ply_limit() {
+        if ending_after_target(c, &self.rules, record, n).is_some() {
             return 1;
         }
         if depth == 1 {

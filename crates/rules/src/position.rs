@@ -667,7 +667,19 @@ pub(crate) fn evaluate(s: &State, rules: &Rules, record: &[u64]) -> Option<Outco
     if s.eaten >= rules.goats_to_win() {
         return Some(Outcome::win(Side::Tiger, Reason::CaptureTarget));
     }
-    if count_legal(s, rules, record) == 0 {
+    ending_after_target(s, rules, record, count_legal(s, rules, record))
+}
+
+/// The endings checked after the capture target, in the house order, given
+/// that `s` has `legal` legal actions.
+#[inline]
+pub(crate) fn ending_after_target(
+    s: &State,
+    rules: &Rules,
+    record: &[u64],
+    legal: u64,
+) -> Option<Outcome> {
+    if legal == 0 {
         let reason = match s.side {
             Side::Tiger => Reason::TigersTrapped,
             Side::Goat => Reason::GoatsBlocked,
@@ -821,10 +833,6 @@ impl Position {
 
     pub(crate) fn state(&self) -> &State {
         &self.state
-    }
-
-    pub(crate) fn record_slice(&self) -> &[u64] {
-        &self.record
     }
 
     /// The rules this position is played under.

@@ -109,9 +109,15 @@ pub(crate) fn rank_places(mask: u32) -> u32 {
 
 /// The set of `k` elements with colex rank `rank`.
 #[inline]
-pub(crate) fn unrank_set(mut rank: u32, k: usize) -> u32 {
+pub(crate) fn unrank_set(rank: u32, k: usize) -> u32 {
+    unrank_below::<FREE>(rank, k)
+}
+
+/// The set of `k` elements below `N` with colex rank `rank`.
+#[inline]
+fn unrank_below<const N: usize>(mut rank: u32, k: usize) -> u32 {
     let mut mask = 0;
-    let mut p = FREE;
+    let mut p = N;
     for i in (1..=k).rev() {
         p -= 1;
         while BINOMIAL[p][i] > rank {
@@ -349,18 +355,8 @@ fn expand(class: &TigerClass, mut places: u32) -> u32 {
 }
 
 /// The set of `k` points of the whole board with colex rank `rank`.
-fn unrank_any(mut rank: u32, k: usize) -> u32 {
-    let mut mask = 0;
-    let mut p = 25;
-    for i in (1..=k).rev() {
-        p -= 1;
-        while BINOMIAL[p][i] > rank {
-            p -= 1;
-        }
-        rank -= BINOMIAL[p][i];
-        mask |= 1 << p;
-    }
-    mask
+fn unrank_any(rank: u32, k: usize) -> u32 {
+    unrank_below::<25>(rank, k)
 }
 
 #[cfg(test)]

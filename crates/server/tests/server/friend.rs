@@ -1,6 +1,6 @@
 //! Friend tables end to end: seats, links, actions, endings, rematches.
 
-use crate::common::{self, token_of, Client, TestDb, TestServer};
+use crate::common::{self, token_of, Seated, TestDb, TestServer};
 use baghchal_protocol::{
     ClientMessage, CreateTable, EndReason, ErrorCode, Opponent, Player, ServerMessage, Side,
     Variant,
@@ -16,29 +16,15 @@ fn friend(spectators: u8) -> CreateTable {
     }
 }
 
-/// A friend table with both players seated: (table, host, guest).
-async fn seated(server: &TestServer, request: &CreateTable) -> (String, Client, Client) {
-    let created = server.create(request).await;
-    let mut host = server.connect().await;
-    host.hello(&created.table, created.secret.as_deref().unwrap(), None)
-        .await;
-    let mut guest = server.connect().await;
-    let joined = guest
-        .hello(
-            &created.table,
-            &token_of(created.opponent_link.as_deref().unwrap()),
-            None,
-        )
-        .await;
-    assert!(joined.secret().is_some());
-    (created.table, host, guest)
-}
-
 #[tokio::test]
 async fn a_friend_game_is_played_to_a_resignation_and_a_rematch_swaps_sides() {
     let db = TestDb::sqlite();
     let server = TestServer::start(&db).await;
-    let (_, mut host, mut guest) = seated(&server, &friend(0)).await;
+    let Seated {
+        mut host,
+        mut guest,
+        ..
+    } = Seated::new(&server, &friend(0)).await;
 
     host.play_acked("c3").await;
     let state = guest.event_at(1).await;
@@ -129,7 +115,11 @@ async fn the_opponent_link_claims_the_seat_once() {
 async fn a_graceful_shutdown_closes_every_socket_with_a_reason() {
     let db = TestDb::sqlite();
     let server = TestServer::start(&db).await;
-    let (_, mut host, mut guest) = seated(&server, &friend(0)).await;
+    let Seated {
+        mut host,
+        mut guest,
+        ..
+    } = Seated::new(&server, &friend(0)).await;
     host.sync().await;
     guest.sync().await;
     server.stop().await;
