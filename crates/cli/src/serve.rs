@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
-use baghchal_engine::Engine;
 use baghchal_server::Config;
-use baghchal_tablebase::Tablebase;
 use tracing_subscriber::EnvFilter;
 
 /// Options of `baghchal serve`.
@@ -51,15 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let engine = match tablebase_path(args.tablebase.as_deref()) {
-        Some(path) => {
-            let tablebase = Tablebase::load(&path)
-                .with_context(|| format!("loading the tablebase {}", path.display()))?;
-            tracing::info!(path = %path.display(), "tablebase loaded");
-            Engine::with_tablebase(Arc::new(tablebase))
-        }
-        None => Engine::new(),
-    };
+    let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -82,17 +72,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         baghchal_server::run(listener, config, shutdown_signal()).await?;
         Ok(())
     })
-}
-
-/// The tablebase to load: the one named, or baghchal.tb when present.
-fn tablebase_path(named: Option<&std::path::Path>) -> Option<PathBuf> {
-    match named {
-        Some(path) => Some(path.to_owned()),
-        None => {
-            let default = PathBuf::from("baghchal.tb");
-            default.exists().then_some(default)
-        }
-    }
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -4,7 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use anyhow::{anyhow, Context};
+use baghchal_engine::Engine;
 use baghchal_rules::{Position, Rules};
 use baghchal_tablebase::{Indexer, Probe, Progress, Shape, Tablebase, Wdl};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -14,6 +17,25 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub struct Args {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The engine for `serve`, `engine` and `tournament`: with the tablebase
+/// named, or with baghchal.tb when that file exists, or without one.
+pub fn engine(named: Option<&Path>) -> anyhow::Result<Engine> {
+    let path = match named {
+        Some(path) => path.to_owned(),
+        None => {
+            let default = PathBuf::from("baghchal.tb");
+            if !default.exists() {
+                return Ok(Engine::new());
+            }
+            default
+        }
+    };
+    let tablebase = Tablebase::load(&path)
+        .with_context(|| format!("loading the tablebase {}", path.display()))?;
+    tracing::info!(path = %path.display(), "tablebase loaded");
+    Ok(Engine::with_tablebase(Arc::new(tablebase)))
 }
 
 #[derive(clap::Subcommand, Debug)]

@@ -54,6 +54,10 @@ pub struct Args {
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
+    /// The movement-phase tablebase the levels probe (default:
+    /// baghchal.tb when it exists).
+    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
+    tablebase: Option<PathBuf>,
 }
 
 /// One game to play: who holds which side, and the opening.
@@ -466,7 +470,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let pairs = pairs(&levels, &args.span);
     let fixtures = schedule(&pairs, args.games, args.seed);
-    let engine = Engine::new();
+    let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
     let progress = if args.quiet {
         ProgressBar::hidden()
     } else {
