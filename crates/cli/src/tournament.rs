@@ -176,6 +176,9 @@ fn play(engine: &Engine, fixture: Fixture, opening: u16) -> Played {
 struct Fit {
     ratings: Vec<f64>,
     errors: Vec<f64>,
+    /// 95% intervals of the gaps between neighbouring levels (entry `k`
+    /// for the gap from level `k - 1` to level `k`; entry 0 unused).
+    gap_errors: Vec<f64>,
     /// Elo points the goat side is worth (negative: the tigers' side is
     /// the stronger one at equal levels).
     goat_edge: f64,
@@ -257,6 +260,16 @@ fn fit(levels: &[Level], played: &[Played]) -> Fit {
         ratings: x[..n].iter().map(|r| r - mean + mean_label).collect(),
         errors: (0..n)
             .map(|k| 1.96 * covariance[k][k].max(0.0).sqrt())
+            .collect(),
+        gap_errors: (0..n)
+            .map(|k| match k {
+                0 => 0.0,
+                k => {
+                    let v =
+                        covariance[k][k] + covariance[k - 1][k - 1] - 2.0 * covariance[k][k - 1];
+                    1.96 * v.max(0.0).sqrt()
+                }
+            })
             .collect(),
         goat_edge: x[edge],
     }
@@ -356,7 +369,28 @@ impl Tally {
 }
 
 /// The Markdown report.
-fn report(args: &Args, levels: &[Level], played: &[Played], fit: &Fit, seconds: f64) -> String {
+/// ", and the pairs 2 and 3 steps apart" for `--span 2 --span 3`.
+fn spans_text(spans: &[usize]) -> String {
+    let mut steps: Vec<usize> = spans.iter().copied().filter(|&s| s > 1).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let words: Vec<String> = steps.iter().map(usize::to_string).collect();
+    match words.as_slice() {
+        [] => String::new(),
+        [one] => format!(" and the pairs {one} steps apart"),
+        [rest @ .., last] => format!(" and the pairs {} and {last} steps apart", rest.join(", ")),
+    }
+}
+
+/// The Markdown report.
+fn report(
+    args: &Args,
+    tablebase: bool,
+    levels: &[Level],
+    played: &[Played],
+    fit: &Fit,
+    seconds: f64,
+) -> String {
     let mut out = String::new();
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let command = command
@@ -365,14 +399,19 @@ fn report(args: &Args, levels: &[Level], played: &[Played], fit: &Fit, seconds: 
     let _ = writeln!(out, "# Strength of the levels\n");
     let _ = writeln!(
         out,
-        "Measured by self-play under the house rules: every adjacent pair of \
-         levels and the pairs {:?} steps apart played {} games each, in twos \
+        "Measured by self-play under the house rules{}: every adjacent pair of \
+         levels{} played {} games each, in twos \
          from the same seeded opening ({} random plies) with the sides swapped. \
          Ratings are a maximum-likelihood Bradley-Terry (Elo) fit with draws as \
          half points, a term for the side played, and one virtual draw between \
          adjacent levels, anchored so \
          that their mean is the labels' mean; ± is a 95% interval.\n",
-        args.span.iter().filter(|&&s| s > 0).collect::<Vec<_>>(),
+        if tablebase {
+            ", with the movement-phase tablebase"
+        } else {
+            ", without a tablebase"
+        },
+        spans_text(&args.span),
         args.games.div_ceil(2) * 2,
         args.opening
     );
@@ -423,15 +462,16 @@ fn report(args: &Args, levels: &[Level], played: &[Played], fit: &Fit, seconds: 
         );
     }
     let _ = writeln!(out, "\nGaps between adjacent levels (target 100 ± 50):\n");
-    let _ = writeln!(out, "| pair | measured gap |");
-    let _ = writeln!(out, "|---|---:|");
+    let _ = writeln!(out, "| pair | measured gap | ± |");
+    let _ = writeln!(out, "|---|---:|---:|");
     for k in 1..levels.len() {
         let _ = writeln!(
             out,
-            "| {}–{} | {:.0} |",
+            "| {}–{} | {:.0} | {:.0} |",
             levels[k - 1],
             levels[k],
-            fit.ratings[k] - fit.ratings[k - 1]
+            fit.ratings[k] - fit.ratings[k - 1],
+            fit.gap_errors[k]
         );
     }
     let top = *levels.last().expect("levels");
@@ -512,7 +552,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let seconds = start.elapsed().as_secs_f64();
     let played = played.into_inner().expect("no worker panicked");
     let fit = fit(&levels, &played);
-    let text = report(&args, &levels, &played, &fit, seconds);
+    let text = report(
+        &args,
+        engine.tablebase().is_some(),
+        &levels,
+        &played,
+        &fit,
+        seconds,
+    );
     print!("{text}");
     if let Some(path) = &args.output {
         std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?;
@@ -578,6 +625,9 @@ mod tests {
         assert!((170.0..191.0).contains(&gap), "{gap}");
         assert!((fit.ratings[2] - fit.ratings[1] - gap).abs() < 1.0);
         assert!(fit.errors.iter().all(|&e| e > 0.0 && e < 200.0));
+        // Neighbours that played each other are known relative to each
+        // other better than either is known alone.
+        assert!(fit.gap_errors[1] > 0.0 && fit.gap_errors[1] < fit.errors[0] + fit.errors[1]);
         assert!(fit.goat_edge.abs() < 1.0, "{}", fit.goat_edge);
     }
 
@@ -613,6 +663,13 @@ mod tests {
             .collect();
         let fit = fit(&levels, &games);
         assert!(fit.ratings[1].is_finite() && fit.ratings[1] > fit.ratings[0] + 200.0);
+    }
+
+    #[test]
+    fn the_report_names_the_spans_played() {
+        assert_eq!(spans_text(&[0]), "");
+        assert_eq!(spans_text(&[3]), " and the pairs 3 steps apart");
+        assert_eq!(spans_text(&[3, 2, 1]), " and the pairs 2 and 3 steps apart");
     }
 
     #[test]
