@@ -4,11 +4,17 @@
 //! the time, does not depend on the machine's load).
 //!
 //! `cargo bench -p baghchal-engine --bench levels [-- LEVEL ...]`
+//!
+//! With `BAGHCHAL_TABLEBASE=PATH` the levels play as the server's do, with
+//! the movement-phase tablebase.
 
 use std::time::Instant;
 
+use std::sync::Arc;
+
 use baghchal_engine::{Engine, Level};
 use baghchal_rules::Position;
+use baghchal_tablebase::Tablebase;
 
 /// Positions every few plies of a few games between two mid levels.
 fn sample(engine: &Engine) -> Vec<Position> {
@@ -39,9 +45,23 @@ fn main() {
     } else {
         levels
     };
-    let engine = Engine::new();
-    let positions = sample(&engine);
-    println!("{} positions", positions.len());
+    let engine = match std::env::var_os("BAGHCHAL_TABLEBASE") {
+        Some(path) => {
+            let tablebase = Tablebase::load(std::path::Path::new(&path)).expect("a tablebase file");
+            Engine::with_tablebase(Arc::new(tablebase))
+        }
+        None => Engine::new(),
+    };
+    let positions = sample(&Engine::new());
+    println!(
+        "{} positions, {}",
+        positions.len(),
+        if engine.tablebase().is_some() {
+            "with the tablebase"
+        } else {
+            "without a tablebase"
+        }
+    );
     println!("level  median     p90        max        nodes (median)");
     for level in levels {
         let mut times = Vec::with_capacity(positions.len());

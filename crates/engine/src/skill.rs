@@ -1,8 +1,15 @@
-//! The ladder: each level is a search limit and a seeded error at the
-//! root, after Stockfish's skill levels. A level scores every root action;
-//! each score gets a random bonus of up to `noise` (thousandths of a goat),
-//! and the best total is played. A higher level searches deeper and errs
-//! less, so the ladder is monotone in strength.
+//! The ladder: each level is a point on one path through search limits
+//! and a seeded error at the root, after Stockfish's skill levels. A level
+//! scores every root action; each score gets a random bonus of up to
+//! `noise` (thousandths of a goat), and the best total is played.
+//!
+//! Along the path, the node limit grows by half per unit of strength and
+//! the error shrinks geometrically until it vanishes, so that every step
+//! up the path searches more and errs less: the ladder is monotone in
+//! strength by construction. Where on the path each label sits was
+//! measured: a self-play tournament over evenly spaced points of the path
+//! gave their ratings, and each label was placed where the fitted rating
+//! curve stands 100 Elo per label below the top (docs/strength.md).
 
 use baghchal_rules::Action;
 use rand::rngs::ChaCha8Rng;
@@ -12,10 +19,11 @@ use crate::search::{Limits, WON};
 use crate::Level;
 
 /// A level's search limits and controlled error.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Skill {
-    /// The deepest iteration.
-    pub depth: u8,
+    /// The level's place on the path (0 is about 700 Elo below the middle
+    /// of the ladder; higher is stronger).
+    pub strength: f64,
     /// The most nodes searched per action.
     pub nodes: u64,
     /// The largest random bonus added to a root action's score, in
@@ -25,37 +33,41 @@ pub struct Skill {
     pub tt_bits: u8,
 }
 
-/// Depth, nodes and noise, per level from 400 to 2400.
-const LADDER: [(u8, u64, i32); 21] = [
-    (1, 1_000, 3_000), // 400
-    (1, 1_000, 2_200), // 500
-    (1, 1_000, 1_600), // 600
-    (2, 2_000, 1_200), // 700
-    (2, 2_000, 900),   // 800
-    (2, 2_000, 650),   // 900
-    (3, 3_000, 480),   // 1000
-    (3, 3_000, 360),   // 1100
-    (4, 4_000, 270),   // 1200
-    (4, 4_000, 200),   // 1300
-    (5, 5_000, 150),   // 1400
-    (6, 6_000, 110),   // 1500
-    (8, 8_000, 80),    // 1600
-    (64, 10_000, 50),  // 1700
-    (64, 14_000, 30),  // 1800
-    (64, 20_000, 15),  // 1900
-    (64, 40_000, 0),   // 2000
-    (64, 80_000, 0),   // 2100
-    (64, 160_000, 0),  // 2200
-    (64, 320_000, 0),  // 2300
-    (64, 640_000, 0),  // 2400
+/// Nodes at strength 0, and their growth per unit of strength.
+const NODES_AT_ZERO: f64 = 300.0;
+const NODES_GROWTH: f64 = 1.5;
+/// The root error at strength 0; it falls geometrically to
+/// `LAST_NOISE` at strength `CLEAN_FROM` and is zero from there on.
+const NOISE_AT_ZERO: f64 = 3000.0;
+const LAST_NOISE: f64 = 10.0;
+const CLEAN_FROM: f64 = 16.0;
+
+/// Each label's place on the path, from 400 to 2400 (measured; see the
+/// module's documentation).
+const LADDER: [f64; 21] = [
+    -2.13, -1.14, -0.15, 0.84, 1.83, 2.84, 3.86, 4.90, 5.95, 7.02, 8.12, 9.24, 10.40, 11.60, 12.84,
+    14.15, 15.53, 17.01, 18.63, 20.43, 22.30,
 ];
 
 impl Skill {
     /// The skill of `level`.
     pub fn of(level: Level) -> Skill {
-        let (depth, nodes, noise) = LADDER[(level.get() as usize - 400) / 100];
+        Skill::at(LADDER[(level.get() as usize - 400) / 100])
+    }
+
+    /// The point of the path at `strength`.
+    pub fn at(strength: f64) -> Skill {
+        let nodes = (NODES_AT_ZERO * NODES_GROWTH.powf(strength))
+            .round()
+            .max(1.0) as u64;
+        let noise = if strength >= CLEAN_FROM {
+            0
+        } else {
+            (NOISE_AT_ZERO * (LAST_NOISE / NOISE_AT_ZERO).powf(strength / CLEAN_FROM)).round()
+                as i32
+        };
         Skill {
-            depth,
+            strength,
             nodes,
             noise,
             // About one entry per node searched.
@@ -65,7 +77,7 @@ impl Skill {
 
     pub(crate) fn limits(&self) -> Limits {
         Limits {
-            depth: self.depth,
+            depth: u8::MAX,
             nodes: self.nodes,
             all_root_scores: self.noise > 0,
         }
@@ -102,10 +114,11 @@ mod tests {
     fn the_ladder_is_monotone_in_its_limits_and_error() {
         let skills: Vec<Skill> = Level::all().map(Skill::of).collect();
         for pair in skills.windows(2) {
-            assert!(pair[0].depth <= pair[1].depth, "{pair:?}");
-            assert!(pair[0].nodes <= pair[1].nodes, "{pair:?}");
+            assert!(pair[0].strength < pair[1].strength, "{pair:?}");
+            assert!(pair[0].nodes < pair[1].nodes, "{pair:?}");
             assert!(pair[0].noise >= pair[1].noise, "{pair:?}");
         }
         assert_eq!(Skill::of(Level::MAX).noise, 0);
+        assert!(Skill::of(Level::MIN).noise > 3000);
     }
 }
