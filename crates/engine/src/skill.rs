@@ -21,8 +21,8 @@ use crate::Level;
 /// A level's search limits and controlled error.
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Skill {
-    /// The level's place on the path (0 is about 700 Elo below the middle
-    /// of the ladder; higher is stronger).
+    /// The level's place on the path: higher is stronger, about 100 Elo
+    /// per unit (the labels sit from 2.23 for 400 to 22.3 for 2400).
     pub strength: f64,
     /// The most nodes searched per action.
     pub nodes: u64,
@@ -45,8 +45,8 @@ const CLEAN_FROM: f64 = 16.0;
 /// Each label's place on the path, from 400 to 2400 (measured; see the
 /// module's documentation).
 const LADDER: [f64; 21] = [
-    -2.13, -1.14, -0.15, 0.84, 1.83, 2.84, 3.86, 4.90, 5.95, 7.02, 8.12, 9.24, 10.40, 11.60, 12.84,
-    14.15, 15.53, 17.01, 18.63, 20.43, 22.30,
+    2.23, 3.14, 4.04, 4.94, 5.85, 6.76, 7.67, 8.59, 9.52, 10.46, 11.41, 12.37, 13.36, 14.36, 15.38,
+    16.43, 17.51, 18.63, 19.79, 21.01, 22.30,
 ];
 
 impl Skill {
