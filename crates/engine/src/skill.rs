@@ -121,6 +121,7 @@ mod tests {
             assert!(pair[0].noise >= pair[1].noise, "{pair:?}");
         }
         assert_eq!(Skill::of(Level::MAX).noise, 0);
-        assert!(Skill::of(Level::MIN).noise > 3000);
+        // The weakest level may throw away more than a goat's worth.
+        assert!(Skill::of(Level::MIN).noise > crate::eval::GOAT);
     }
 }
