@@ -1,9 +1,10 @@
 //! `baghchal engine`: the engine line protocol on stdin/stdout
 //! (`docs/engine-protocol.md`).
 
+use std::path::PathBuf;
+
 use anyhow::Context;
 use baghchal_engine::protocol;
-use std::path::PathBuf;
 
 /// Options of `baghchal engine`.
 #[derive(clap::Args, Debug)]

@@ -32,10 +32,10 @@ pub struct Args {
     #[arg(long, env = "BAGHCHAL_STATIC_DIR", default_value = "static")]
     static_dir: PathBuf,
     /// Messages a websocket may send per second (after its burst).
-    #[arg(long, env = "BAGHCHAL_WS_RATE", default_value_t = NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN))]
+    #[arg(long, env = "BAGHCHAL_WS_RATE", default_value = "10")]
     ws_rate: NonZeroU32,
     /// Messages a websocket may send at once.
-    #[arg(long, env = "BAGHCHAL_WS_BURST", default_value_t = NonZeroU32::new(20).unwrap_or(NonZeroU32::MIN))]
+    #[arg(long, env = "BAGHCHAL_WS_BURST", default_value = "20")]
     ws_burst: NonZeroU32,
     /// The movement-phase tablebase (default: baghchal.tb when it exists).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]

@@ -2,9 +2,8 @@
 //! tablebase.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
-
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 use baghchal_engine::Engine;

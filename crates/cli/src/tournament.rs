@@ -101,14 +101,20 @@ fn parse_levels(text: &str) -> anyhow::Result<Vec<Level>> {
     Ok(levels)
 }
 
-/// Every adjacent pair, plus pairs `span` steps apart.
-fn pairs(levels: &[Level], spans: &[usize]) -> Vec<(Level, Level)> {
+/// The steps between paired levels: 1 (adjacent) and every `--span`
+/// above 0, in order, once each.
+fn steps(spans: &[usize]) -> Vec<usize> {
     let mut steps: Vec<usize> = spans.iter().copied().filter(|&s| s > 0).collect();
     steps.push(1);
-    steps.sort();
+    steps.sort_unstable();
     steps.dedup();
+    steps
+}
+
+/// Every adjacent pair, plus pairs `span` steps apart.
+fn pairs(levels: &[Level], spans: &[usize]) -> Vec<(Level, Level)> {
     let mut pairs = Vec::new();
-    for step in steps {
+    for step in steps(spans) {
         for i in 0..levels.len().saturating_sub(step) {
             pairs.push((levels[i], levels[i + step]));
         }
@@ -243,7 +249,7 @@ fn fit(levels: &[Level], played: &[Played]) -> Fit {
             }
         }
         // Newton step on the subspace where the ratings sum to zero.
-        let step = solve(&pinv(&hessian, n), &gradient);
+        let step = multiply(&pinv(&hessian, n), &gradient);
         let mut largest = 0.0f64;
         for k in 0..=n {
             x[k] += step[k].clamp(-400.0, 400.0);
@@ -336,7 +342,8 @@ fn invert(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
     a.into_iter().map(|row| row[n..].to_vec()).collect()
 }
 
-fn solve(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+/// The product of a matrix and a vector.
+fn multiply(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
     m.iter()
         .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
         .collect()
@@ -368,13 +375,13 @@ impl Tally {
     }
 }
 
-/// The Markdown report.
 /// ", and the pairs 2 and 3 steps apart" for `--span 2 --span 3`.
 fn spans_text(spans: &[usize]) -> String {
-    let mut steps: Vec<usize> = spans.iter().copied().filter(|&s| s > 1).collect();
-    steps.sort_unstable();
-    steps.dedup();
-    let words: Vec<String> = steps.iter().map(usize::to_string).collect();
+    let words: Vec<String> = steps(spans)
+        .into_iter()
+        .filter(|&s| s > 1)
+        .map(|s| s.to_string())
+        .collect();
     match words.as_slice() {
         [] => String::new(),
         [one] => format!(" and the pairs {one} steps apart"),

@@ -8,9 +8,8 @@
 //! With `BAGHCHAL_TABLEBASE=PATH` the levels play as the server's do, with
 //! the movement-phase tablebase.
 
-use std::time::Instant;
-
 use std::sync::Arc;
+use std::time::Instant;
 
 use baghchal_engine::{Engine, Level};
 use baghchal_rules::Position;
@@ -52,6 +51,7 @@ fn main() {
         }
         None => Engine::new(),
     };
+    // The same positions with or without the tablebase.
     let positions = sample(&Engine::new());
     println!(
         "{} positions, {}",

@@ -1,4 +1,7 @@
-//! The HTTP API: create a table, read a game, health.
+//! The HTTP API: create a table, read or analyse a game, health.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -6,9 +9,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
 use baghchal_rules::Record;
 
@@ -183,7 +183,7 @@ pub async fn game_record(
 /// The analyses of finished games already made, by table and game number.
 /// Bounded: when full, it is emptied before the next one goes in.
 #[derive(Clone, Default)]
-pub struct AnalysisCache(Arc<Mutex<HashMap<GameKey, Arc<GameAnalysis>>>>);
+pub struct AnalysisCache(Arc<Mutex<HashMap<GameKey, GameAnalysis>>>);
 
 /// A table id and a game number.
 type GameKey = (String, u32);
@@ -192,11 +192,11 @@ impl AnalysisCache {
     /// The most analyses kept.
     const CAPACITY: usize = 256;
 
-    fn get(&self, key: &GameKey) -> Option<Arc<GameAnalysis>> {
+    fn get(&self, key: &GameKey) -> Option<GameAnalysis> {
         self.0.lock().ok()?.get(key).cloned()
     }
 
-    fn put(&self, key: GameKey, analysis: Arc<GameAnalysis>) {
+    fn put(&self, key: GameKey, analysis: GameAnalysis) {
         if let Ok(mut map) = self.0.lock() {
             if map.len() >= Self::CAPACITY {
                 map.clear();
@@ -216,7 +216,7 @@ pub async fn game_analysis(
     let record = find_record(&state, &table, &game).await?;
     let key = (record.table.clone(), record.game);
     if let Some(analysis) = state.analyses.get(&key) {
-        return Ok(Json(GameAnalysis::clone(&analysis)));
+        return Ok(Json(analysis));
     }
     let replayed = record
         .record
@@ -235,13 +235,13 @@ pub async fn game_analysis(
         .analyse(replayed)
         .await
         .ok_or(HttpError::AnalysisFailed)?;
-    let analysis = Arc::new(GameAnalysis {
+    let analysis = GameAnalysis {
         table: record.table,
         game: record.game,
         actions,
-    });
-    state.analyses.put(key, Arc::clone(&analysis));
-    Ok(Json(GameAnalysis::clone(&analysis)))
+    };
+    state.analyses.put(key, analysis.clone());
+    Ok(Json(analysis))
 }
 
 /// One game of a table, looked up through its actor.

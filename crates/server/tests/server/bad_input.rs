@@ -8,7 +8,9 @@ use baghchal_protocol::{ClientMessage, ErrorCode, GameRecord, Opponent, ServerMe
 use baghchal_server::ws::RateLimit;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{request, token_of, Client, Closed, Seated, TestDb, TestServer};
+use crate::common::{
+    opponent_token, request, spectator_token, Client, Closed, Seated, TestDb, TestServer,
+};
 use crate::on_both;
 
 /// Sends `message`, then a ping: returns the error the server answered
@@ -126,17 +128,13 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
     // Spectators cannot act.
     let mut spectator = server.connect().await;
     spectator
-        .hello(
-            &table,
-            &token_of(seated.created.spectator_link.as_deref().unwrap()),
-            None,
-        )
+        .hello(&table, &spectator_token(&seated.created), None)
         .await;
     let (code, _) = refused(&mut spectator, action("e", "c1")).await;
     assert_eq!(code, ErrorCode::Spectator);
     // One seat only: the next spectator is turned away.
     let mut late = server.connect().await;
-    let watch = token_of(seated.created.spectator_link.as_deref().unwrap());
+    let watch = spectator_token(&seated.created);
     let (code, _) = refused(
         &mut late,
         json(&ClientMessage::Hello {
@@ -176,7 +174,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         ),
         (
             table.as_str(),
-            &token_of(seated.created.opponent_link.as_deref().unwrap()),
+            &opponent_token(&seated.created),
             ErrorCode::SeatTaken,
         ),
     ] {

@@ -226,6 +226,16 @@ pub fn token_of(link: &str) -> String {
     link.rsplit_once('=').unwrap().1.to_owned()
 }
 
+/// The token of a created table's spectator link.
+pub fn spectator_token(created: &TableCreated) -> String {
+    token_of(created.spectator_link.as_deref().unwrap())
+}
+
+/// The token of a created table's opponent link.
+pub fn opponent_token(created: &TableCreated) -> String {
+    token_of(created.opponent_link.as_deref().unwrap())
+}
+
 /// A websocket client that records every frame it receives.
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
@@ -483,11 +493,7 @@ impl Seated {
             .await;
         let mut guest = server.connect().await;
         let joined = guest
-            .hello(
-                &created.table,
-                &token_of(created.opponent_link.as_deref().unwrap()),
-                None,
-            )
+            .hello(&created.table, &opponent_token(&created), None)
             .await;
         let guest_secret = joined.secret().expect("the claimer gets a secret");
         Seated {

@@ -1,6 +1,6 @@
 //! Friend tables end to end: seats, links, actions, endings, rematches.
 
-use crate::common::{self, token_of, Seated, TestDb, TestServer};
+use crate::common::{self, opponent_token, Seated, TestDb, TestServer};
 use baghchal_protocol::{
     ClientMessage, CreateTable, EndReason, ErrorCode, Opponent, Player, ServerMessage, Side,
     Variant,
@@ -66,7 +66,7 @@ async fn the_opponent_link_claims_the_seat_once() {
     let db = TestDb::sqlite();
     let server = TestServer::start(&db).await;
     let created = server.create(&friend(0)).await;
-    let invite = token_of(created.opponent_link.as_deref().unwrap());
+    let invite = opponent_token(&created);
 
     let mut guest = server.connect().await;
     let joined = guest.hello(&created.table, &invite, None).await;

@@ -7,7 +7,7 @@ use baghchal_protocol::{ClientMessage, Opponent, ServerMessage, TableEvent};
 use baghchal_rules::{Action, Position};
 use baghchal_server::bot::Bot;
 
-use crate::common::{request, token_of, Seated, TestDb, TestServer};
+use crate::common::{opponent_token, request, spectator_token, Seated, TestDb, TestServer};
 use crate::on_both;
 
 fn versions(replay: &[ServerMessage]) -> Vec<u64> {
@@ -23,7 +23,7 @@ fn versions(replay: &[ServerMessage]) -> Vec<u64> {
 async fn a_reconnecting_client_receives_exactly_what_it_missed(db: &TestDb) {
     let server = TestServer::start(db).await;
     let mut seated = Seated::new(&server, &request(Opponent::Friend, 1)).await;
-    let watch = token_of(seated.created.spectator_link.as_deref().unwrap());
+    let watch = spectator_token(&seated.created);
     let table = seated.table().to_owned();
     let mut spectator = server.connect().await;
     spectator.hello(&table, &watch, None).await;
@@ -177,7 +177,7 @@ async fn a_client_too_far_behind_gets_a_snapshot(db: &TestDb) {
     let mut req = request(Opponent::Bots, 3);
     req.level = Some(400);
     let created = server.create(&req).await;
-    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let watch = spectator_token(&created);
     let mut spectator = server.connect().await;
     spectator.hello(&created.table, &watch, None).await;
     // More events than the server keeps in memory.
@@ -222,11 +222,7 @@ async fn a_table_unloaded_when_idle_comes_back_whole(db: &TestDb) {
 
     let mut guest = server.connect().await;
     let joined = guest
-        .hello(
-            &created.table,
-            &token_of(created.opponent_link.as_deref().unwrap()),
-            None,
-        )
+        .hello(&created.table, &opponent_token(&created), None)
         .await;
     let guest_secret = joined.secret().unwrap();
     assert_eq!(joined.snapshot().unwrap().1, vec!["c3"]);

@@ -2,7 +2,7 @@
 
 use baghchal_protocol::{ClientMessage, ErrorCode, Opponent, ServerMessage, TableEvent};
 
-use crate::common::{request, token_of, Seated, TestDb, TestServer};
+use crate::common::{opponent_token, request, spectator_token, Seated, TestDb, TestServer};
 use crate::on_both;
 
 fn presence_spectators(message: &ServerMessage) -> Option<u32> {
@@ -15,7 +15,7 @@ fn presence_spectators(message: &ServerMessage) -> Option<u32> {
 async fn gallery_fills_up_and_frees_seats(db: &TestDb) {
     let server = TestServer::start(db).await;
     let created = server.create(&request(Opponent::Friend, 2)).await;
-    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let watch = spectator_token(&created);
     let mut host = server.connect().await;
     host.hello(&created.table, created.secret.as_deref().unwrap(), None)
         .await;
@@ -83,14 +83,14 @@ on_both!(a_table_without_seats_has_no_gallery);
 async fn spectators_see_the_game_but_never_a_secret(db: &TestDb) {
     let server = TestServer::start(db).await;
     let created = server.create(&request(Opponent::Friend, 1)).await;
-    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let watch = spectator_token(&created);
     let mut spectator = server.connect().await;
     spectator.hello(&created.table, &watch, None).await;
 
     let mut host = server.connect().await;
     host.hello(&created.table, created.secret.as_deref().unwrap(), None)
         .await;
-    let invite = token_of(created.opponent_link.as_deref().unwrap());
+    let invite = opponent_token(&created);
     let mut guest = server.connect().await;
     let guest_secret = guest
         .hello(&created.table, &invite, None)
@@ -152,7 +152,7 @@ async fn bots_play_by_themselves_and_start_the_next_game(db: &TestDb) {
     let created = server.create(&req).await;
     assert_eq!(created.secret, None);
     assert_eq!(created.opponent_link, None);
-    let watch = token_of(created.spectator_link.as_deref().unwrap());
+    let watch = spectator_token(&created);
     let mut spectator = server.connect().await;
     let joined = spectator.hello(&created.table, &watch, None).await;
     let started_finished = joined
