@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use tracing_subscriber::EnvFilter;
 
@@ -32,10 +33,10 @@ pub struct Args {
     #[arg(long, env = "BAGHCHAL_STATIC_DIR", default_value = "static")]
     static_dir: PathBuf,
     /// Messages a websocket may send per second (after its burst).
-    #[arg(long, env = "BAGHCHAL_WS_RATE", default_value = "10")]
+    #[arg(long, env = "BAGHCHAL_WS_RATE", default_value_t = RateLimit::default().per_second)]
     ws_rate: NonZeroU32,
     /// Messages a websocket may send at once.
-    #[arg(long, env = "BAGHCHAL_WS_BURST", default_value = "20")]
+    #[arg(long, env = "BAGHCHAL_WS_BURST", default_value_t = RateLimit::default().burst)]
     ws_burst: NonZeroU32,
     /// The movement-phase tablebase (default: baghchal.tb when it exists).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]
@@ -63,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut config = Config::new(args.database_url, public_url);
         config.static_dir = args.static_dir;
         config.bot = Arc::new(engine);
-        config.rate = baghchal_server::ws::RateLimit {
+        config.rate = RateLimit {
             burst: args.ws_burst,
             per_second: args.ws_rate,
         };
