@@ -8,15 +8,19 @@
 //! from a Bradley-Terry (Elo) fit with draws as half points, anchored so
 //! that the ratings' mean equals the labels' mean; the error bars are 95%
 //! intervals from the fit's Fisher information.
+//!
+//! With `--strengths`, points of the levels' path play instead of the
+//! labels: that is how the labels were placed (docs/strength.md), and it
+//! is how they can be placed again after the engine changes.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
-use baghchal_engine::{Engine, Level};
+use baghchal_engine::{Engine, Level, Skill};
 use baghchal_rules::{Game, Reason, Rules, Side};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
@@ -29,6 +33,11 @@ pub struct Args {
     /// `FROM-TO` (steps of 100). Default: the whole ladder.
     #[arg(long, default_value = "400-2400")]
     levels: String,
+    /// Play points of the levels' path instead of the labels: a
+    /// comma-separated list of strengths (for example 0,2,4,...,20), each
+    /// between 0 and 30. Used to place the labels on the path.
+    #[arg(long, conflicts_with = "levels")]
+    strengths: Option<String>,
     /// Games per pair of levels (rounded up to an even number: each
     /// opening is played twice, sides swapped).
     #[arg(long, default_value_t = 8)]
@@ -60,11 +69,53 @@ pub struct Args {
     tablebase: Option<PathBuf>,
 }
 
+/// Who plays: a level of the ladder, or a point of the levels' path.
+#[derive(Clone, Copy, PartialEq, PartialOrd, Debug)]
+enum Player {
+    Level(Level),
+    Point(f64),
+}
+
+impl Player {
+    fn skill(self) -> Skill {
+        match self {
+            Player::Level(level) => level.skill(),
+            Player::Point(strength) => Skill::at(strength),
+        }
+    }
+
+    /// The rating the fit anchors on: the label, or 100 Elo per unit of
+    /// strength (the path's slope where the labels sit).
+    fn nominal(self) -> f64 {
+        match self {
+            Player::Level(level) => level.get() as f64,
+            Player::Point(strength) => 100.0 * strength,
+        }
+    }
+
+    /// A number that tells players apart in the openings' seeds.
+    fn key(self) -> u64 {
+        match self {
+            Player::Level(level) => level.get() as u64,
+            Player::Point(strength) => (strength * 100.0).round() as u64,
+        }
+    }
+}
+
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Player::Level(level) => level.fmt(f),
+            Player::Point(strength) => write!(f, "s = {strength:.2}"),
+        }
+    }
+}
+
 /// One game to play: who holds which side, and the opening.
 #[derive(Clone, Copy, Debug)]
 struct Fixture {
-    goats: Level,
-    tigers: Level,
+    goats: Player,
+    tigers: Player,
     opening_seed: u64,
 }
 
@@ -78,7 +129,7 @@ struct Played {
 }
 
 /// Reads `400-2400` or `400,800,1200`.
-fn parse_levels(text: &str) -> anyhow::Result<Vec<Level>> {
+fn parse_levels(text: &str) -> anyhow::Result<Vec<Player>> {
     let level = |t: &str| -> anyhow::Result<Level> {
         t.trim()
             .parse()
@@ -98,7 +149,27 @@ fn parse_levels(text: &str) -> anyhow::Result<Vec<Level>> {
     if levels.len() < 2 {
         bail!("a tournament needs at least two levels");
     }
-    Ok(levels)
+    Ok(levels.into_iter().map(Player::Level).collect())
+}
+
+/// Reads `0,2.5,5`: points of the levels' path.
+fn parse_strengths(text: &str) -> anyhow::Result<Vec<Player>> {
+    let mut points = text
+        .split(',')
+        .map(|t| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| (0.0..=30.0).contains(s))
+                .ok_or_else(|| anyhow!("{t:?} is not a strength (a number from 0 to 30)"))
+        })
+        .collect::<anyhow::Result<Vec<f64>>>()?;
+    points.sort_by(f64::total_cmp);
+    points.dedup();
+    if points.len() < 2 {
+        bail!("a tournament needs at least two strengths");
+    }
+    Ok(points.into_iter().map(Player::Point).collect())
 }
 
 /// The steps between paired levels: 1 (adjacent) and every `--span`
@@ -112,7 +183,7 @@ fn steps(spans: &[usize]) -> Vec<usize> {
 }
 
 /// Every adjacent pair, plus pairs `span` steps apart.
-fn pairs(levels: &[Level], spans: &[usize]) -> Vec<(Level, Level)> {
+fn pairs(levels: &[Player], spans: &[usize]) -> Vec<(Player, Player)> {
     let mut pairs = Vec::new();
     for step in steps(spans) {
         for i in 0..levels.len().saturating_sub(step) {
@@ -124,13 +195,13 @@ fn pairs(levels: &[Level], spans: &[usize]) -> Vec<(Level, Level)> {
 
 /// The games of the schedule, strongest pairs first (they take longest,
 /// which balances the threads).
-fn schedule(pairs: &[(Level, Level)], games: usize, seed: u64) -> Vec<Fixture> {
+fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture> {
     let mut fixtures = Vec::new();
     for &(a, b) in pairs {
         for round in 0..games.div_ceil(2) {
             let opening_seed = seed
                 .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                .wrapping_add((a.get() as u64) << 32 | (b.get() as u64) << 16 | round as u64);
+                .wrapping_add(a.key() << 32 | b.key() << 16 | round as u64);
             fixtures.push(Fixture {
                 goats: a,
                 tigers: b,
@@ -143,7 +214,10 @@ fn schedule(pairs: &[(Level, Level)], games: usize, seed: u64) -> Vec<Fixture> {
             });
         }
     }
-    fixtures.sort_by_key(|f| std::cmp::Reverse(f.goats.get() + f.tigers.get()));
+    fixtures.sort_by(|f, g| {
+        let strength = |x: &Fixture| x.goats.skill().strength + x.tigers.skill().strength;
+        strength(g).total_cmp(&strength(f))
+    });
     fixtures
 }
 
@@ -157,15 +231,16 @@ fn play(engine: &Engine, fixture: Fixture, opening: u16) -> Played {
             let actions = position.legal_actions();
             actions[rng.random_range(0..actions.len())]
         } else {
-            let level = match position.side_to_move() {
+            let player = match position.side_to_move() {
                 Side::Goat => fixture.goats,
                 Side::Tiger => fixture.tigers,
             };
             let seed =
                 fixture.opening_seed ^ (position.ply() as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
             engine
-                .choose(position, level, seed)
+                .think_at(position, &player.skill(), seed)
                 .expect("an unfinished game has an action")
+                .action
         };
         game.play(action).expect("the engine plays legal actions");
     }
@@ -200,10 +275,10 @@ fn expected(d: f64) -> f64 {
 /// 1, ½ or 0. One virtual draw each way between adjacent levels keeps a
 /// level that won or lost everything finite. Anchored so that the mean
 /// rating is the mean label.
-fn fit(levels: &[Level], played: &[Played]) -> Fit {
+fn fit(levels: &[Player], played: &[Played]) -> Fit {
     let n = levels.len();
     let edge = n;
-    let index = |l: Level| {
+    let index = |l: Player| {
         levels
             .iter()
             .position(|&x| x == l)
@@ -260,7 +335,7 @@ fn fit(levels: &[Level], played: &[Played]) -> Fit {
         }
     }
     let covariance = pinv(&hessian, n);
-    let mean_label = levels.iter().map(|l| l.get() as f64).sum::<f64>() / n as f64;
+    let mean_label = levels.iter().map(|l| l.nominal()).sum::<f64>() / n as f64;
     let mean = x[..n].iter().sum::<f64>() / n as f64;
     Fit {
         ratings: x[..n].iter().map(|r| r - mean + mean_label).collect(),
@@ -393,7 +468,7 @@ fn spans_text(spans: &[usize]) -> String {
 fn report(
     args: &Args,
     tablebase: bool,
-    levels: &[Level],
+    levels: &[Player],
     played: &[Played],
     fit: &Fit,
     seconds: f64,
@@ -511,7 +586,10 @@ fn report(
 
 /// Runs `baghchal tournament`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let levels = parse_levels(&args.levels)?;
+    let levels = match &args.strengths {
+        Some(points) => parse_strengths(points)?,
+        None => parse_levels(&args.levels)?,
+    };
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -578,8 +656,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    fn level(n: u16) -> Level {
-        Level::new(n).unwrap()
+    fn level(n: u16) -> Player {
+        Player::Level(Level::new(n).unwrap())
     }
 
     fn played(goats: u16, tigers: u16, winner: Option<Side>) -> Played {
@@ -670,6 +748,24 @@ mod tests {
             .collect();
         let fit = fit(&levels, &games);
         assert!(fit.ratings[1].is_finite() && fit.ratings[1] > fit.ratings[0] + 200.0);
+    }
+
+    #[test]
+    fn points_of_the_path_play_in_order_and_anchor_at_100_per_unit() {
+        let points = parse_strengths("4, 0,2.5").unwrap();
+        assert_eq!(
+            points,
+            vec![Player::Point(0.0), Player::Point(2.5), Player::Point(4.0)]
+        );
+        assert_eq!(points[1].to_string(), "s = 2.50");
+        assert_eq!(points[1].skill(), Skill::at(2.5));
+        assert_eq!(points[2].nominal(), 400.0);
+        for bad in ["1", "1,x", "-1,2", "1,31", "1,NaN"] {
+            assert!(parse_strengths(bad).is_err(), "{bad}");
+        }
+        // Distinct points get distinct openings.
+        let fixtures = schedule(&pairs(&points, &[0]), 2, 5);
+        assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
     }
 
     #[test]

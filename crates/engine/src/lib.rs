@@ -89,7 +89,7 @@ impl fmt::Display for Level {
 
 /// The levels from which a tablebase win is converted by the shortest
 /// route; below, the tablebase only informs the search.
-const CONVERT_FROM: Level = Level(1900);
+pub const CONVERT_FROM: Level = Level(1900);
 
 /// A chosen action and what the search saw of it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -157,10 +157,26 @@ impl Engine {
     /// assert!(thought.nodes > 0);
     /// ```
     pub fn think(&self, position: &Position, level: Level, seed: u64) -> Option<Thought> {
+        self.think_at(position, &level.skill(), seed)
+    }
+
+    /// [`Engine::think`] at any point of the levels' path, between or
+    /// beyond the labels (for placing the labels by measurement). A skill
+    /// at least as strong as [`CONVERT_FROM`]'s converts tablebase wins by
+    /// the shortest route.
+    ///
+    /// ```
+    /// use baghchal_engine::{Engine, Skill};
+    /// use baghchal_rules::Position;
+    /// let position = Position::default();
+    /// let thought = Engine::new().think_at(&position, &Skill::at(7.5), 3).unwrap();
+    /// assert!(position.is_legal(&thought.action));
+    /// ```
+    pub fn think_at(&self, position: &Position, skill: &Skill, seed: u64) -> Option<Thought> {
         if position.is_finished() {
             return None;
         }
-        if level >= CONVERT_FROM {
+        if skill.strength >= CONVERT_FROM.skill().strength {
             if let Some(best) = self.tablebase_best(position) {
                 return Some(Thought {
                     action: best.action,
@@ -170,7 +186,6 @@ impl Engine {
                 });
             }
         }
-        let skill = level.skill();
         let mut search = Search::new(position, self.tablebase(), skill.tt_bits);
         let report = search.run(&skill.limits());
         let action = skill.pick(&report.scored, seed);
