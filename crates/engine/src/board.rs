@@ -380,6 +380,27 @@ impl Board {
         set
     }
 
+    /// The goats that a tiger could capture after one step: a tiger's
+    /// empty neighbour lines up with the goat and an empty landing.
+    #[inline]
+    pub(crate) fn latent(&self) -> u32 {
+        let g = geometry();
+        let empty = self.empty();
+        let mut reach = 0;
+        for from in bits(self.tigers) {
+            reach |= g.neighbours[from];
+        }
+        let mut set = 0;
+        for from in bits(reach & empty) {
+            for line in g.lines(from) {
+                if self.goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
+                    set |= 1 << line.over;
+                }
+            }
+        }
+        set
+    }
+
     /// The tigers' steps and jumps, ignoring the repetition rule:
     /// (total, tigers with none, tigers with exactly one).
     #[inline]
@@ -543,6 +564,41 @@ mod tests {
                 assert_eq!(board.key(), start.key());
                 assert_eq!(board.ply, 0);
                 assert_eq!(board.keys, start.keys);
+            }
+        }
+    }
+
+    /// The goats open to capture after one tiger step, by moving each
+    /// tiger to each empty neighbour and asking what it could jump there.
+    fn latent_by_stepping(board: &Board) -> u32 {
+        let mut set = 0;
+        for from in bits(board.tigers) {
+            for to in bits(neighbours(from) & board.empty()) {
+                let empty = board.empty() & !(1 << to) | 1 << from;
+                for (over, land) in board::jumps(Square::ALL[to]) {
+                    if board.goats >> over.index() & 1 != 0 && empty >> land.index() & 1 != 0 {
+                        set |= 1 << over.index();
+                    }
+                }
+            }
+        }
+        set
+    }
+
+    #[test]
+    fn latent_threats_are_the_captures_one_tiger_step_away() {
+        let pos = Position::from_text("T...T/...../..G../...../T...T g 19 0 1", Rules::default())
+            .expect("a position");
+        // a1-b2 lines b2, c3 and the empty d4 up; so do a5-b4, e1-d2, e5-d4.
+        assert_eq!(Board::new(&pos).latent(), 1 << Square::C3.index());
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..30 {
+            let mut position = Position::default();
+            while !position.is_finished() {
+                let board = Board::new(&position);
+                assert_eq!(board.latent(), latent_by_stepping(&board), "{position}");
+                let actions = position.legal_actions();
+                position.play_unchecked(actions[rng.random_range(0..actions.len())]);
             }
         }
     }

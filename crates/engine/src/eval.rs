@@ -26,6 +26,8 @@ pub(crate) struct Weights {
     pub edge_goat: i32,
     /// Per goat with no goat or edge behind it in any line from a tiger.
     pub empty_near_tiger: i32,
+    /// Per goat a tiger could capture after one step.
+    pub latent: i32,
 }
 
 /// The tuned weights.
@@ -37,6 +39,7 @@ pub(crate) const WEIGHTS: Weights = Weights {
     fork: 450,
     edge_goat: -12,
     empty_near_tiger: 8,
+    latent: 40,
 };
 
 /// The edge of the board: rows 1 and 5, columns a and e.
@@ -45,13 +48,15 @@ const EDGE: u32 = 0b11111_10001_10001_10001_11111;
 /// The value of `board` for the side to move.
 pub(crate) fn evaluate(board: &Board, w: &Weights) -> i32 {
     let (moves, trapped, cornered) = board.tiger_mobility();
-    let threats = board.capturable().count_ones() as i32;
+    let capturable = board.capturable();
+    let threats = capturable.count_ones() as i32;
     let mut tiger = GOAT * board.eaten as i32
         + w.mobility * moves as i32
         + w.trapped * trapped as i32
         + w.cornered * cornered as i32
         + w.threat * threats
-        + w.edge_goat * (board.goats & EDGE).count_ones() as i32;
+        + w.edge_goat * (board.goats & EDGE).count_ones() as i32
+        + w.latent * (board.latent() & !capturable).count_ones() as i32;
     if board.side == Side::Goat && threats > 1 {
         tiger += w.fork * (threats - 1);
     }

@@ -4,8 +4,8 @@
 //!
 //! The search is iterative deepening principal-variation alpha-beta over
 //! the engine's own make/unmake board, with a transposition table,
-//! capture-first ordering with killers and history, and a quiescence
-//! search on captures. It plays under the position's own rules (every
+//! capture-first ordering with killers and history, late quiet actions
+//! searched a ply shallower first, and a quiescence search on captures. It plays under the position's own rules (every
 //! variant). With a movement-phase [`Tablebase`] it converts won positions
 //! by the shortest distance and uses the tablebase's exact values at the
 //! search's leaves.

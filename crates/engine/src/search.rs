@@ -1,6 +1,8 @@
 //! Iterative deepening principal-variation search with a transposition
-//! table, capture-first move ordering with killers and history, and a
-//! quiescence search on the tigers' captures.
+//! table, capture-first move ordering with killers and history, late move
+//! reductions (quiet actions late in the order are searched a ply or two
+//! shallower, and again at full depth if they turn out better than the
+//! best so far), and a quiescence search on the tigers' captures.
 //!
 //! Scores are for the side to move, in thousandths of a goat; a won game
 //! scores `WIN - plies`, so that shorter wins are preferred.
@@ -17,6 +19,11 @@ pub(crate) const WIN: i32 = 30_000;
 pub(crate) const WON: i32 = WIN - 2_000;
 const INFINITY: i32 = WIN + 1;
 const MAX_PLY: usize = 128;
+/// Actions from this place in the order on (quiet ones, after the table
+/// action, captures and killers) are searched a ply shallower first.
+const LATE: usize = 4;
+/// Ordering keys from here up: the table action, captures and killers.
+const KILLER: i32 = (1 << 28) - 1;
 
 /// How far a search may go.
 #[derive(Clone, Copy, Debug)]
@@ -316,12 +323,20 @@ impl<'a> Search<'a> {
         for i in 0..actions.len() {
             select(&mut actions, &mut keys, i);
             let action = &actions[i];
+            let reduction = if i >= LATE && depth >= 3 && keys[i] < KILLER {
+                1 + (i >= 2 * LATE && depth >= 6) as i32
+            } else {
+                0
+            };
             self.board.make(action);
             let score = if i == 0 {
                 -self.negamax(depth - 1, -beta, -alpha, ply + 1)
             } else {
-                let s = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1);
-                if s > alpha && s < beta {
+                let mut s = -self.negamax(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                if s > alpha && reduction > 0 && !self.stopped {
+                    s = -self.negamax(depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
+                if s > alpha && s < beta && !self.stopped {
                     -self.negamax(depth - 1, -beta, -alpha, ply + 1)
                 } else {
                     s
