@@ -367,31 +367,28 @@ impl Board {
     /// The goats that a tiger could capture with one jump now, as a bit set.
     #[inline]
     pub(crate) fn capturable(&self) -> u32 {
-        let g = geometry();
-        let empty = self.empty();
-        let mut set = 0;
-        for from in bits(self.tigers) {
-            for line in g.lines(from) {
-                if self.goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
-                    set |= 1 << line.over;
-                }
-            }
-        }
-        set
+        self.jumpable_from(self.tigers)
     }
 
     /// The goats that a tiger could capture after one step: a tiger's
     /// empty neighbour lines up with the goat and an empty landing.
     #[inline]
     pub(crate) fn latent(&self) -> u32 {
-        let g = geometry();
-        let empty = self.empty();
         let mut reach = 0;
         for from in bits(self.tigers) {
-            reach |= g.neighbours[from];
+            reach |= neighbours(from);
         }
+        self.jumpable_from(reach & self.empty())
+    }
+
+    /// The goats that a tiger standing on any point of `points` could
+    /// jump onto an empty landing.
+    #[inline]
+    fn jumpable_from(&self, points: u32) -> u32 {
+        let g = geometry();
+        let empty = self.empty();
         let mut set = 0;
-        for from in bits(reach & empty) {
+        for from in bits(points) {
             for line in g.lines(from) {
                 if self.goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
                     set |= 1 << line.over;
