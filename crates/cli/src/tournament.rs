@@ -14,14 +14,14 @@
 //! is how they can be placed again after the engine changes.
 
 use std::fmt::{self, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use baghchal_engine::{Engine, Level, Skill};
-use baghchal_rules::{Game, Reason, Rules, Side};
+use baghchal_rules::{Game, Reason, Record, Rules, Side};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -60,6 +60,12 @@ pub struct Args {
     /// docs/strength.md).
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Write every game's record to this directory, one file a game,
+    /// named by its place in the schedule and the players
+    /// (`0007-2400-2300.txt`: goats first), in the rules crate's record
+    /// format.
+    #[arg(long)]
+    records: Option<PathBuf>,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
@@ -100,6 +106,14 @@ impl Player {
             Player::Point(strength) => (strength * 100.0).round() as u64,
         }
     }
+
+    /// The player's name in a record's file name.
+    fn slug(self) -> String {
+        match self {
+            Player::Level(level) => level.to_string(),
+            Player::Point(strength) => format!("s{strength:.2}"),
+        }
+    }
 }
 
 impl fmt::Display for Player {
@@ -120,12 +134,15 @@ struct Fixture {
 }
 
 /// A played game.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Played {
     fixture: Fixture,
     winner: Option<Side>,
     reason: Reason,
     plies: u16,
+    /// Its place in the schedule.
+    index: usize,
+    record: Record,
 }
 
 /// Reads `400-2400` or `400,800,1200`.
@@ -222,7 +239,7 @@ fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture>
 }
 
 /// Plays one game: the seeded opening, then the levels.
-fn play(engine: &Engine, fixture: Fixture, opening: u16) -> Played {
+fn play(engine: &Engine, fixture: Fixture, index: usize, opening: u16) -> Played {
     let mut game = Game::new(Rules::default());
     let mut rng = ChaCha8Rng::seed_from_u64(fixture.opening_seed);
     while !game.is_finished() {
@@ -250,6 +267,8 @@ fn play(engine: &Engine, fixture: Fixture, opening: u16) -> Played {
         winner: outcome.winner(),
         reason: outcome.reason(),
         plies: game.position().ply(),
+        index,
+        record: game.record(),
     }
 }
 
@@ -584,6 +603,23 @@ fn report(
     out
 }
 
+/// Writes each game's record to its own file in `dir`.
+fn write_records(dir: &Path, played: &[Played]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for p in played {
+        let name = format!(
+            "{:04}-{}-{}.txt",
+            p.index,
+            p.fixture.goats.slug(),
+            p.fixture.tigers.slug()
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, p.record.to_string())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// Runs `baghchal tournament`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let levels = match &args.strengths {
@@ -618,7 +654,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let Some(&fixture) = fixtures.get(i) else {
                     break;
                 };
-                let result = play(&engine, fixture, args.opening);
+                let result = play(&engine, fixture, i, args.opening);
                 progress.set_message(format!(
                     "{} vs {}: {}",
                     fixture.goats,
@@ -635,7 +671,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     progress.finish();
     let seconds = start.elapsed().as_secs_f64();
-    let played = played.into_inner().expect("no worker panicked");
+    let mut played = played.into_inner().expect("no worker panicked");
+    played.sort_by_key(|p| p.index);
+    if let Some(dir) = &args.records {
+        write_records(dir, &played)?;
+    }
     let fit = fit(&levels, &played);
     let text = report(
         &args,
@@ -670,6 +710,8 @@ mod tests {
             winner,
             reason: Reason::PlyLimit,
             plies: 400,
+            index: 0,
+            record: Game::new(Rules::default()).record(),
         }
     }
 

@@ -1,0 +1,75 @@
+//! `baghchal tournament` end to end: a small tournament writes its report
+//! and a record for every game, and each record replays to its result.
+
+use std::process::Command;
+
+use baghchal_rules::Record;
+
+#[test]
+fn a_small_tournament_reports_and_records_every_game() {
+    let dir = std::env::temp_dir().join(format!("baghchal-cli-tournament-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let records = dir.join("games");
+    let report = dir.join("strength.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+        .args([
+            "tournament",
+            "--levels",
+            "400,500,600",
+            "--games",
+            "2",
+            "--span",
+            "0",
+        ])
+        .args(["--quiet", "--seed", "4"])
+        .arg("--records")
+        .arg(&records)
+        .arg("--output")
+        .arg(&report)
+        .env_remove("BAGHCHAL_TABLEBASE")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(text, stdout, "the report file is what was printed");
+    assert!(text.contains("4 games"), "{text}");
+    for level in [
+        "| 400 |",
+        "| 500 |",
+        "| 600 |",
+        "| 400–500 |",
+        "| 500–600 |",
+    ] {
+        assert!(text.contains(level), "{level} missing from\n{text}");
+    }
+
+    let mut names: Vec<String> = std::fs::read_dir(&records)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    // Two pairs, one opening each, played twice with the sides swapped.
+    assert_eq!(names.len(), 4, "{names:?}");
+    for pair in ["400-500", "500-400", "500-600", "600-500"] {
+        assert!(
+            names.iter().any(|n| n.ends_with(&format!("-{pair}.txt"))),
+            "{pair}: {names:?}"
+        );
+    }
+    for name in &names {
+        let record: Record = std::fs::read_to_string(records.join(name))
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(record.result.is_some(), "{name} is a finished game");
+        let game = record.replay().unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(game.outcome(), record.result, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
