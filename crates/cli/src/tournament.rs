@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use baghchal_engine::{Engine, Level, Skill};
-use baghchal_rules::{Game, Reason, Record, Rules, Side};
+use baghchal_rules::{Game, Outcome, Reason, Record, Rules, Side};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -137,12 +137,24 @@ struct Fixture {
 #[derive(Clone, Debug)]
 struct Played {
     fixture: Fixture,
-    winner: Option<Side>,
-    reason: Reason,
-    plies: u16,
     /// Its place in the schedule.
     index: usize,
+    /// The finished game's record (its actions and result).
     record: Record,
+}
+
+impl Played {
+    fn outcome(&self) -> Outcome {
+        self.record.result.expect("a played game is finished")
+    }
+
+    fn winner(&self) -> Option<Side> {
+        self.outcome().winner()
+    }
+
+    fn plies(&self) -> usize {
+        self.record.actions.len()
+    }
 }
 
 /// Reads `400-2400` or `400,800,1200`.
@@ -261,12 +273,8 @@ fn play(engine: &Engine, fixture: Fixture, index: usize, opening: u16) -> Played
         };
         game.play(action).expect("the engine plays legal actions");
     }
-    let outcome = game.outcome().expect("a finished game");
     Played {
         fixture,
-        winner: outcome.winner(),
-        reason: outcome.reason(),
-        plies: game.position().ply(),
         index,
         record: game.record(),
     }
@@ -308,7 +316,7 @@ fn fit(levels: &[Player], played: &[Played]) -> Fit {
         .iter()
         .map(|p| {
             let (g, t) = (index(p.fixture.goats), index(p.fixture.tigers));
-            let score = match p.winner {
+            let score = match p.winner() {
                 Some(Side::Goat) => 1.0,
                 Some(Side::Tiger) => 0.0,
                 None => 0.5,
@@ -517,8 +525,8 @@ fn report(
         args.opening
     );
     let _ = writeln!(out, "```\n{command}\n```\n");
-    let draws = played.iter().filter(|p| p.winner.is_none()).count();
-    let mean_plies = played.iter().map(|p| p.plies as f64).sum::<f64>() / played.len() as f64;
+    let draws = played.iter().filter(|p| p.winner().is_none()).count();
+    let mean_plies = played.iter().map(|p| p.plies() as f64).sum::<f64>() / played.len() as f64;
     let _ = writeln!(
         out,
         "{} games ({} drawn, {:.0} plies on average) in {:.0} s on {} threads. \
@@ -540,10 +548,10 @@ fn report(
         let mut tigers = Tally::default();
         for p in played {
             if p.fixture.goats == level {
-                goats.add(p.winner, Side::Goat);
+                goats.add(p.winner(), Side::Goat);
             }
             if p.fixture.tigers == level {
-                tigers.add(p.winner, Side::Tiger);
+                tigers.add(p.winner(), Side::Tiger);
             }
         }
         let games = goats.games() + tigers.games();
@@ -579,16 +587,17 @@ fn report(
     let top_losses = played
         .iter()
         .filter(|p| {
-            (p.fixture.goats == top && p.winner == Some(Side::Tiger))
-                || (p.fixture.tigers == top && p.winner == Some(Side::Goat))
+            (p.fixture.goats == top && p.winner() == Some(Side::Tiger))
+                || (p.fixture.tigers == top && p.winner() == Some(Side::Goat))
         })
         .count();
     let _ = writeln!(out, "\nGames lost by the top level ({top}): {top_losses}.");
     let mut reasons: Vec<(Reason, usize)> = Vec::new();
     for p in played {
-        match reasons.iter_mut().find(|(r, _)| *r == p.reason) {
+        let reason = p.outcome().reason();
+        match reasons.iter_mut().find(|(r, _)| *r == reason) {
             Some((_, n)) => *n += 1,
-            None => reasons.push((p.reason, 1)),
+            None => reasons.push((reason, 1)),
         }
     }
     let _ = writeln!(
@@ -659,7 +668,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     "{} vs {}: {}",
                     fixture.goats,
                     fixture.tigers,
-                    match result.winner {
+                    match result.winner() {
                         Some(side) => side.name(),
                         None => "draw",
                     }
@@ -707,11 +716,14 @@ mod tests {
                 tigers: level(tigers),
                 opening_seed: 0,
             },
-            winner,
-            reason: Reason::PlyLimit,
-            plies: 400,
             index: 0,
-            record: Game::new(Rules::default()).record(),
+            record: Record {
+                result: Some(match winner {
+                    Some(side) => Outcome::win(side, Reason::CaptureTarget),
+                    None => Outcome::draw(Reason::PlyLimit),
+                }),
+                ..Game::new(Rules::default()).record()
+            },
         }
     }
 

@@ -5,8 +5,8 @@
 //! The search is iterative deepening principal-variation alpha-beta over
 //! the engine's own make/unmake board, with a transposition table,
 //! capture-first ordering with killers and history, late quiet actions
-//! searched a ply shallower first, and a quiescence search on captures. It plays under the position's own rules (every
-//! variant). With a movement-phase [`Tablebase`] it converts won positions
+//! searched a ply shallower first, and a quiescence search on captures.
+//! It plays under the position's own rules (every variant). With a movement-phase [`Tablebase`] it converts won positions
 //! by the shortest distance and uses the tablebase's exact values at the
 //! search's leaves.
 //!
@@ -89,7 +89,7 @@ impl fmt::Display for Level {
 
 /// The levels from which a tablebase win is converted by the shortest
 /// route; below, the tablebase only informs the search.
-pub const CONVERT_FROM: Level = Level(1900);
+const CONVERT_FROM: Level = Level(1900);
 
 /// A chosen action and what the search saw of it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -162,8 +162,8 @@ impl Engine {
 
     /// [`Engine::think`] at any point of the levels' path, between or
     /// beyond the labels (for placing the labels by measurement). A skill
-    /// at least as strong as [`CONVERT_FROM`]'s converts tablebase wins by
-    /// the shortest route.
+    /// at least as strong as level 1900's converts tablebase wins by the
+    /// shortest route.
     ///
     /// ```
     /// use baghchal_engine::{Engine, Skill};

@@ -19,11 +19,12 @@ pub(crate) const WIN: i32 = 30_000;
 pub(crate) const WON: i32 = WIN - 2_000;
 const INFINITY: i32 = WIN + 1;
 const MAX_PLY: usize = 128;
-/// Actions from this place in the order on (quiet ones, after the table
-/// action, captures and killers) are searched a ply shallower first.
+/// Actions from this place in the order on, if quiet (ordered by history
+/// alone), are searched a ply shallower first.
 const LATE: usize = 4;
-/// Ordering keys from here up: the table action, captures and killers.
-const KILLER: i32 = (1 << 28) - 1;
+/// The highest ordering key of a quiet action: its history score, capped
+/// below the killers, captures and the table action.
+const QUIET: i32 = (1 << 27) - 1;
 
 /// How far a search may go.
 #[derive(Clone, Copy, Debug)]
@@ -323,7 +324,7 @@ impl<'a> Search<'a> {
         for i in 0..actions.len() {
             select(&mut actions, &mut keys, i);
             let action = &actions[i];
-            let reduction = if i >= LATE && depth >= 3 && keys[i] < KILLER {
+            let reduction = if i >= LATE && depth >= 3 && keys[i] <= QUIET {
                 1 + (i >= 2 * LATE && depth >= 6) as i32
             } else {
                 0
@@ -451,7 +452,7 @@ impl<'a> Search<'a> {
                 (1 << 28) - 1
             } else {
                 let from = a.from().map_or(25, |s| s.index());
-                self.history[from][a.to().index()].min((1 << 27) - 1)
+                self.history[from][a.to().index()].min(QUIET)
             }
         }));
     }
