@@ -3,6 +3,10 @@
 //!
 //! Pairs of levels play games in twos: the same seeded opening with the
 //! sides swapped, so that neither level profits from the side it drew.
+//! Openings are sound: each of their plies is drawn at random among the
+//! actions that a fixed search scores close to the best, so that no game
+//! starts with a goat given away (17 of the 21 first placements lose one
+//! by force) and the result measures the levels, not the opening.
 //! The schedule is every adjacent pair of the chosen levels plus pairs
 //! `--span` steps apart; games run on `--threads` threads. Ratings come
 //! from a Bradley-Terry (Elo) fit with draws as half points, anchored so
@@ -13,15 +17,16 @@
 //! labels: that is how the labels were placed (docs/strength.md), and it
 //! is how they can be placed again after the engine changes.
 
+use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use baghchal_engine::{Engine, Level, Skill};
-use baghchal_rules::{Game, Outcome, Reason, Record, Rules, Side};
+use baghchal_rules::{Action, Game, Outcome, Position, Reason, Record, Rules, Side};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -46,10 +51,19 @@ pub struct Args {
     /// (repeatable; 0 pairs adjacent levels only).
     #[arg(long, default_value = "3")]
     span: Vec<usize>,
-    /// Random plies played from the start before the levels take over,
-    /// seeded per opening.
-    #[arg(long, default_value_t = 2)]
+    /// Plies of each opening, played from the start before the levels
+    /// take over: each drawn at random (seeded per opening) among the
+    /// sound actions.
+    #[arg(long, default_value_t = 4)]
     opening: u16,
+    /// An opening action is sound when the opening search scores it within
+    /// this many thousandths of a goat of the best action.
+    #[arg(long, default_value_t = 150)]
+    opening_margin: i32,
+    /// Nodes of the opening search, which scores every action of an
+    /// opening position.
+    #[arg(long, default_value_t = 1_000_000)]
+    opening_nodes: u64,
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     threads: usize,
@@ -250,27 +264,82 @@ fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture>
     fixtures
 }
 
+/// The sound actions of opening positions, scored once per line and
+/// shared by every game that opens with it.
+struct Book<'a> {
+    engine: &'a Engine,
+    nodes: u64,
+    margin: i32,
+    sound: Mutex<HashMap<Vec<Action>, Arc<[Action]>>>,
+}
+
+impl<'a> Book<'a> {
+    fn new(engine: &'a Engine, nodes: u64, margin: i32) -> Book<'a> {
+        Book {
+            engine,
+            nodes,
+            margin,
+            sound: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The actions of `position`, reached from the start by `line`, that
+    /// the opening search scores within the margin of the best, best
+    /// first.
+    fn sound(&self, line: &[Action], position: &Position) -> Arc<[Action]> {
+        if let Some(known) = self.sound.lock().expect("no worker panicked").get(line) {
+            return known.clone();
+        }
+        // Scored outside the lock: a line that two threads reach at once
+        // is scored twice, to the same result.
+        let scored = self.engine.score_actions(position, self.nodes);
+        let best = scored.first().map_or(0, |s| s.value.score());
+        let sound: Arc<[Action]> = scored
+            .iter()
+            .filter(|s| s.value.score() >= best.saturating_sub(self.margin))
+            .map(|s| s.action)
+            .collect();
+        self.sound
+            .lock()
+            .expect("no worker panicked")
+            .insert(line.to_vec(), sound.clone());
+        sound
+    }
+
+    /// The opening of `seed`: up to `plies` actions from the start, each
+    /// drawn among the sound ones.
+    fn opening(&self, seed: u64, plies: u16) -> Vec<Action> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut position = Position::new(Rules::default());
+        let mut line = Vec::with_capacity(plies as usize);
+        while line.len() < plies as usize && !position.is_finished() {
+            let sound = self.sound(&line, &position);
+            let action = sound[rng.random_range(0..sound.len())];
+            position.play_unchecked(action);
+            line.push(action);
+        }
+        line
+    }
+}
+
 /// Plays one game: the seeded opening, then the levels.
-fn play(engine: &Engine, fixture: Fixture, index: usize, opening: u16) -> Played {
+fn play(engine: &Engine, book: &Book, fixture: Fixture, index: usize, opening: u16) -> Played {
     let mut game = Game::new(Rules::default());
-    let mut rng = ChaCha8Rng::seed_from_u64(fixture.opening_seed);
+    for action in book.opening(fixture.opening_seed, opening) {
+        game.play(action).expect("the book plays legal actions");
+    }
     while !game.is_finished() {
         let position = game.position();
-        let action = if position.ply() < opening {
-            let actions = position.legal_actions();
-            actions[rng.random_range(0..actions.len())]
-        } else {
-            let player = match position.side_to_move() {
-                Side::Goat => fixture.goats,
-                Side::Tiger => fixture.tigers,
-            };
-            let seed =
-                fixture.opening_seed ^ (position.ply() as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
-            engine
-                .think_at(position, &player.skill(), seed)
-                .expect("an unfinished game has an action")
-                .action
+        let player = match position.side_to_move() {
+            Side::Goat => fixture.goats,
+            Side::Tiger => fixture.tigers,
         };
+        let seed =
+            fixture.opening_seed ^ (position.ply() as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        let action = engine
+            .think_at(position, &player.skill(), seed)
+            .expect("an unfinished game has an action")
+            .action;
         game.play(action).expect("the engine plays legal actions");
     }
     Played {
@@ -510,7 +579,9 @@ fn report(
         out,
         "Measured by self-play under the house rules{}: every adjacent pair of \
          levels{} played {} games each, in twos \
-         from the same seeded opening ({} random plies) with the sides swapped. \
+         from the same seeded opening with the sides swapped: {} plies, each \
+         drawn at random among the actions that a search of {} nodes scores \
+         within {:.2} goats of the best. \
          Ratings are a maximum-likelihood Bradley-Terry (Elo) fit with draws as \
          half points, a term for the side played, and one virtual draw between \
          adjacent levels, anchored so \
@@ -522,7 +593,9 @@ fn report(
         },
         spans_text(&args.span),
         args.games.div_ceil(2) * 2,
-        args.opening
+        args.opening,
+        args.opening_nodes,
+        args.opening_margin as f64 / 1000.0
     );
     let _ = writeln!(out, "```\n{command}\n```\n");
     let draws = played.iter().filter(|p| p.winner().is_none()).count();
@@ -653,6 +726,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("progress template")?
         .progress_chars("=> "),
     );
+    let book = Book::new(&engine, args.opening_nodes, args.opening_margin);
     let next = AtomicUsize::new(0);
     let played = Mutex::new(Vec::with_capacity(fixtures.len()));
     let start = Instant::now();
@@ -663,7 +737,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let Some(&fixture) = fixtures.get(i) else {
                     break;
                 };
-                let result = play(&engine, fixture, i, args.opening);
+                let result = play(&engine, &book, fixture, i, args.opening);
                 progress.set_message(format!(
                     "{} vs {}: {}",
                     fixture.goats,
@@ -820,6 +894,38 @@ mod tests {
         // Distinct points get distinct openings.
         let fixtures = schedule(&pairs(&points, &[0]), 2, 5);
         assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
+    }
+
+    #[test]
+    fn the_book_never_opens_by_giving_a_goat_away() {
+        // Only the middles of the edges keep the first goat out of reach.
+        let engine = Engine::new();
+        let book = Book::new(&engine, 100_000, 150);
+        let mut first: Vec<String> = book
+            .sound(&[], &Position::default())
+            .iter()
+            .map(Action::to_string)
+            .collect();
+        first.sort();
+        assert_eq!(first, ["a3", "c1", "c5", "e3"]);
+    }
+
+    #[test]
+    fn an_opening_follows_its_seed_and_the_seeds_vary_it() {
+        let engine = Engine::new();
+        let book = Book::new(&engine, 20_000, 150);
+        let lines: Vec<Vec<Action>> = (0..6).map(|seed| book.opening(seed, 4)).collect();
+        for (seed, line) in lines.iter().enumerate() {
+            assert_eq!(line.len(), 4);
+            assert_eq!(*line, book.opening(seed as u64, 4));
+            let mut game = Game::new(Rules::default());
+            for &action in line {
+                game.play(action).unwrap();
+            }
+            assert_eq!(game.position().eaten(), 0, "{}", game.record());
+        }
+        let distinct: std::collections::HashSet<&Vec<Action>> = lines.iter().collect();
+        assert!(distinct.len() >= 4, "{lines:?}");
     }
 
     #[test]

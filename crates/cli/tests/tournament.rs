@@ -21,7 +21,7 @@ fn a_small_tournament_reports_and_records_every_game() {
             "--span",
             "0",
         ])
-        .args(["--quiet", "--seed", "4"])
+        .args(["--quiet", "--seed", "4", "--opening-nodes", "50000"])
         .arg("--records")
         .arg(&records)
         .arg("--output")

@@ -231,6 +231,40 @@ impl Engine {
         })
     }
 
+    /// Every legal action of `position` with its value for the side to
+    /// move, best first, from one search of at most `nodes` nodes that
+    /// scores each action exactly rather than only the best one (so it
+    /// costs more per depth than [`Engine::best`]). Empty when the game is
+    /// over.
+    ///
+    /// ```
+    /// use baghchal_engine::Engine;
+    /// use baghchal_rules::Position;
+    /// let position = Position::default();
+    /// let scored = Engine::new().score_actions(&position, 50_000);
+    /// assert_eq!(scored.len(), position.legal_actions().len());
+    /// assert!(scored.windows(2).all(|w| w[0].value >= w[1].value));
+    /// ```
+    pub fn score_actions(&self, position: &Position, nodes: u64) -> Vec<Scored> {
+        if position.is_finished() {
+            return Vec::new();
+        }
+        let mut search = Search::new(position, self.tablebase(), 18);
+        let report = search.run(&Limits {
+            depth: 64,
+            nodes,
+            all_root_scores: true,
+        });
+        report
+            .scored
+            .into_iter()
+            .map(|(action, score)| Scored {
+                action,
+                value: Value::from_score(score),
+            })
+            .collect()
+    }
+
     /// The tablebase's value of `position` for the side to move, if it
     /// covers the position and the win or loss fits in the ply limit.
     pub fn probe(&self, position: &Position) -> Option<Value> {
