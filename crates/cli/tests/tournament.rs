@@ -73,3 +73,38 @@ fn a_small_tournament_reports_and_records_every_game() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_tournament_of_points_of_the_path_reports_the_placing_of_the_labels() {
+    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+        .args(["tournament", "--strengths", "0,1,2,3", "--games", "2"])
+        .args([
+            "--span",
+            "0",
+            "--place",
+            "--quiet",
+            "--opening-nodes",
+            "20000",
+        ])
+        .env_remove("BAGHCHAL_TABLEBASE")
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("| s = 3.00 |"), "{stdout}");
+    // Four weak points, two games a pair: far from the ladder's 2,000 Elo.
+    assert!(
+        stdout.contains("## Placing the labels\n\nThe labels could not be placed: "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn placing_the_labels_needs_points_of_the_path() {
+    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+        .args(["tournament", "--levels", "400,500", "--place"])
+        .output()
+        .expect("the binary runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--strengths"));
+}

@@ -14,8 +14,10 @@
 //! intervals from the fit's Fisher information.
 //!
 //! With `--strengths`, points of the levels' path play instead of the
-//! labels: that is how the labels were placed (docs/strength.md), and it
-//! is how they can be placed again after the engine changes.
+//! labels, and `--place` fits a curve through their ratings and reports
+//! where the labels stand 100 Elo apart on it: that is how the labels
+//! were placed (docs/strength.md), and how they are placed again after
+//! the engine changes.
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -31,6 +33,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
+use self::fit::{place, Fit};
+
+mod fit;
+
 /// Options of `baghchal tournament`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -43,6 +49,11 @@ pub struct Args {
     /// between 0 and 30. Used to place the labels on the path.
     #[arg(long, conflicts_with = "levels")]
     strengths: Option<String>,
+    /// With --strengths: place the labels 400..2400 on the path, 100 Elo
+    /// apart with 2400 at the strongest point played, by a cubic through
+    /// the points' ratings, and report where they land.
+    #[arg(long)]
+    place: bool,
     /// Games per pair of levels (rounded up to an even number: each
     /// opening is played twice, sides swapped).
     #[arg(long, default_value_t = 8)]
@@ -349,175 +360,28 @@ fn play(engine: &Engine, book: &Book, fixture: Fixture, index: usize, opening: u
     }
 }
 
-/// Ratings with their 95% error bars, and the goats' edge.
-struct Fit {
-    ratings: Vec<f64>,
-    errors: Vec<f64>,
-    /// 95% intervals of the gaps between neighbouring levels (entry `k`
-    /// for the gap from level `k - 1` to level `k`; entry 0 unused).
-    gap_errors: Vec<f64>,
-    /// Elo points the goat side is worth (negative: the tigers' side is
-    /// the stronger one at equal levels).
-    goat_edge: f64,
-}
-
-/// The expected score of a rating difference `d` (Elo's logistic curve).
-fn expected(d: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-d / 400.0))
-}
-
-/// Maximum-likelihood Bradley-Terry ratings with a side term: the goats'
-/// expected score is `expected(goats - tigers + edge)`, each game scoring
-/// 1, ½ or 0. One virtual draw each way between adjacent levels keeps a
-/// level that won or lost everything finite. Anchored so that the mean
-/// rating is the mean label.
+/// The fit of the games played: each game as (goats, tigers, the
+/// goats' score) by place in `levels`.
 fn fit(levels: &[Player], played: &[Played]) -> Fit {
-    let n = levels.len();
-    let edge = n;
     let index = |l: Player| {
         levels
             .iter()
             .position(|&x| x == l)
             .expect("a playing level")
     };
-    // (goat side, tiger side, goats' score, weight, with the side term)
-    let mut results: Vec<(usize, usize, f64, f64, bool)> = played
+    let games: Vec<(usize, usize, f64)> = played
         .iter()
         .map(|p| {
-            let (g, t) = (index(p.fixture.goats), index(p.fixture.tigers));
             let score = match p.winner() {
                 Some(Side::Goat) => 1.0,
                 Some(Side::Tiger) => 0.0,
                 None => 0.5,
             };
-            (g, t, score, 1.0, true)
+            (index(p.fixture.goats), index(p.fixture.tigers), score)
         })
         .collect();
-    for i in 1..n {
-        results.push((i - 1, i, 0.5, 1.0, false));
-    }
-    let scale = 10f64.ln() / 400.0;
-    let mut x = vec![0.0f64; n + 1];
-    let mut hessian = vec![vec![0.0f64; n + 1]; n + 1];
-    for _ in 0..100 {
-        let mut gradient = vec![0.0f64; n + 1];
-        for row in hessian.iter_mut() {
-            row.fill(0.0);
-        }
-        for &(i, j, s, w, sided) in &results {
-            let side = if sided { x[edge] } else { 0.0 };
-            let p = expected(x[i] - x[j] + side);
-            let mut v = vec![(i, 1.0), (j, -1.0)];
-            if sided {
-                v.push((edge, 1.0));
-            }
-            let h = w * scale * scale * p * (1.0 - p);
-            for &(a, va) in &v {
-                gradient[a] += va * w * scale * (s - p);
-                for &(b, vb) in &v {
-                    hessian[a][b] += h * va * vb;
-                }
-            }
-        }
-        // Newton step on the subspace where the ratings sum to zero.
-        let step = multiply(&pinv(&hessian, n), &gradient);
-        let mut largest = 0.0f64;
-        for k in 0..=n {
-            x[k] += step[k].clamp(-400.0, 400.0);
-            largest = largest.max(step[k].abs());
-        }
-        if largest < 1e-6 {
-            break;
-        }
-    }
-    let covariance = pinv(&hessian, n);
-    let mean_label = levels.iter().map(|l| l.nominal()).sum::<f64>() / n as f64;
-    let mean = x[..n].iter().sum::<f64>() / n as f64;
-    Fit {
-        ratings: x[..n].iter().map(|r| r - mean + mean_label).collect(),
-        errors: (0..n)
-            .map(|k| 1.96 * covariance[k][k].max(0.0).sqrt())
-            .collect(),
-        gap_errors: (0..n)
-            .map(|k| match k {
-                0 => 0.0,
-                k => {
-                    let v =
-                        covariance[k][k] + covariance[k - 1][k - 1] - 2.0 * covariance[k][k - 1];
-                    1.96 * v.max(0.0).sqrt()
-                }
-            })
-            .collect(),
-        goat_edge: x[edge],
-    }
-}
-
-/// The pseudo-inverse of an information matrix whose null space is the
-/// ratings' common shift (ones on the first `n` coordinates):
-/// (H + uuᵀ)⁻¹ − uuᵀ with u that shift, normalised.
-fn pinv(h: &[Vec<f64>], n: usize) -> Vec<Vec<f64>> {
-    let j = 1.0 / n as f64;
-    let shift = |a: usize, b: usize| if a < n && b < n { j } else { 0.0 };
-    let shifted: Vec<Vec<f64>> = h
-        .iter()
-        .enumerate()
-        .map(|(a, row)| {
-            row.iter()
-                .enumerate()
-                .map(|(b, x)| x + shift(a, b))
-                .collect()
-        })
-        .collect();
-    let mut inverse = invert(&shifted);
-    for (a, row) in inverse.iter_mut().enumerate() {
-        for (b, x) in row.iter_mut().enumerate() {
-            *x -= shift(a, b);
-        }
-    }
-    inverse
-}
-
-/// Gauss-Jordan inversion with partial pivoting.
-fn invert(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
-    let n = m.len();
-    let mut a: Vec<Vec<f64>> = m
-        .iter()
-        .enumerate()
-        .map(|(i, row)| {
-            let mut r = row.clone();
-            r.extend((0..n).map(|k| if k == i { 1.0 } else { 0.0 }));
-            r
-        })
-        .collect();
-    for col in 0..n {
-        let pivot = (col..n)
-            .max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))
-            .expect("a row");
-        a.swap(col, pivot);
-        let p = a[col][col];
-        for x in a[col].iter_mut() {
-            *x /= p;
-        }
-        for row in 0..n {
-            if row != col {
-                let factor = a[row][col];
-                if factor != 0.0 {
-                    let pivot_row = a[col].clone();
-                    for (x, y) in a[row].iter_mut().zip(pivot_row) {
-                        *x -= factor * y;
-                    }
-                }
-            }
-        }
-    }
-    a.into_iter().map(|row| row[n..].to_vec()).collect()
-}
-
-/// The product of a matrix and a vector.
-fn multiply(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
-    m.iter()
-        .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
-        .collect()
+    let nominal: Vec<f64> = levels.iter().map(|l| l.nominal()).collect();
+    fit::ratings(&nominal, &games)
 }
 
 /// Wins, draws and losses of one level on one side.
@@ -685,6 +549,47 @@ fn report(
     out
 }
 
+/// The report's section on placing the labels on the path (points of the
+/// path only).
+fn placement(points: &[Player], fit: &Fit) -> String {
+    let strengths: Vec<f64> = points.iter().map(|p| p.skill().strength).collect();
+    let labels: Vec<Level> = Level::all().collect();
+    let mut out = String::from("\n## Placing the labels\n\n");
+    let (curve, placed) = match place(&strengths, fit, labels.len(), 100.0) {
+        Ok(placed) => placed,
+        Err(e) => {
+            let _ = writeln!(out, "The labels could not be placed: {e}.");
+            return out;
+        }
+    };
+    let _ = writeln!(
+        out,
+        "A cubic through these ratings, weighted by their error bars, puts the \
+         labels 100 Elo apart with {} at the strongest point played:\n",
+        Level::MAX
+    );
+    let _ = writeln!(out, "| label | strength | nodes | noise | curve |");
+    let _ = writeln!(out, "|---:|---:|---:|---:|---:|");
+    for (level, &s) in labels.iter().zip(&placed) {
+        let skill = Skill::at(s);
+        let _ = writeln!(
+            out,
+            "| {level} | {s:.2} | {} | {} | {:.0} |",
+            skill.nodes,
+            skill.noise,
+            curve.at(s)
+        );
+    }
+    let values: Vec<String> = placed.iter().map(|s| format!("{s:.2}")).collect();
+    let _ = writeln!(
+        out,
+        "\nIn `crates/engine/src/skill.rs`:\n\n```rust\nconst LADDER: [f64; {}] = [{}];\n```",
+        placed.len(),
+        values.join(", ")
+    );
+    out
+}
+
 /// Writes each game's record to its own file in `dir`.
 fn write_records(dir: &Path, played: &[Played]) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -710,6 +615,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     if args.games == 0 {
         bail!("--games must be at least 1");
+    }
+    if args.place && args.strengths.is_none() {
+        bail!("--place needs --strengths: it places the labels on points of the path");
     }
     let pairs = pairs(&levels, &args.span);
     let fixtures = schedule(&pairs, args.games, args.seed);
@@ -760,7 +668,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         write_records(dir, &played)?;
     }
     let fit = fit(&levels, &played);
-    let text = report(
+    let mut text = report(
         &args,
         engine.tablebase().is_some(),
         &levels,
@@ -768,6 +676,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &fit,
         seconds,
     );
+    if args.place {
+        text.push_str(&placement(&levels, &fit));
+    }
     print!("{text}");
     if let Some(path) = &args.output {
         std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?;
