@@ -22,7 +22,7 @@ use crate::Level;
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Skill {
     /// The level's place on the path: higher is stronger, about 100 Elo
-    /// per unit (the labels sit from 2.23 for 400 to 22.3 for 2400).
+    /// per unit (the labels sit from 2.51 for 400 to 22.3 for 2400).
     pub strength: f64,
     /// The most nodes searched per action.
     pub nodes: u64,
@@ -44,11 +44,9 @@ const CLEAN_FROM: f64 = 16.0;
 
 /// Each label's place on the path, from 400 to 2400 (measured; see the
 /// module's documentation).
-// 3.14 below is a measured place on the path, not an approximation of π.
-#[allow(clippy::approx_constant)]
 const LADDER: [f64; 21] = [
-    2.23, 3.14, 4.04, 4.94, 5.85, 6.76, 7.67, 8.59, 9.52, 10.46, 11.41, 12.37, 13.36, 14.36, 15.38,
-    16.43, 17.51, 18.63, 19.79, 21.01, 22.30,
+    2.51, 3.17, 3.87, 4.62, 5.41, 6.27, 7.19, 8.18, 9.24, 10.37, 11.57, 12.81, 14.07, 15.31, 16.51,
+    17.65, 18.72, 19.71, 20.64, 21.50, 22.30,
 ];
 
 impl Skill {
