@@ -10,6 +10,7 @@ mod perft;
 mod serve;
 mod tablebase;
 mod tournament;
+mod tune;
 
 /// Bagh-Chal: the table server and its tools.
 #[derive(Parser, Debug)]
@@ -38,6 +39,8 @@ enum Command {
     Tablebase(tablebase::Args),
     /// Play the levels against each other and fit their ratings.
     Tournament(tournament::Args),
+    /// Fit the evaluation's weights to the results of recorded games.
+    Tune(tune::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Some(Command::Engine(args)) => engine::run(args),
         Some(Command::Tablebase(args)) => tablebase::run(args),
         Some(Command::Tournament(args)) => tournament::run(args),
+        Some(Command::Tune(args)) => tune::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

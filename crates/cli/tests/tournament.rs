@@ -71,6 +71,25 @@ fn a_small_tournament_reports_and_records_every_game() {
         let game = record.replay().unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(game.outcome(), record.result, "{name}");
     }
+
+    // The records feed the evaluation's tuning.
+    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+        .arg("tune")
+        .arg(&records)
+        .env_remove("BAGHCHAL_TABLEBASE")
+        .output()
+        .expect("the binary runs");
+    let tuned = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{tuned}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(tuned.starts_with("// 4 games\n"), "{tuned}");
+    assert!(
+        tuned.contains("pub(crate) const PLACEMENT: Weights = Weights {"),
+        "{tuned}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

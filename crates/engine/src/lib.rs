@@ -32,6 +32,7 @@ mod eval;
 pub mod protocol;
 mod search;
 mod skill;
+pub mod tune;
 
 use std::fmt;
 use std::sync::Arc;

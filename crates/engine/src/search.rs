@@ -11,7 +11,7 @@ use baghchal_rules::{Action, Position, Side};
 use baghchal_tablebase::{Tablebase, Wdl};
 
 use crate::board::{Board, End};
-use crate::eval::{evaluate, Weights, WEIGHTS};
+use crate::eval::evaluate;
 
 /// The score of a game won on the spot.
 pub(crate) const WIN: i32 = 30_000;
@@ -124,7 +124,6 @@ pub(crate) struct Search<'a> {
     board: Board,
     position: &'a Position,
     tablebase: Option<&'a Tablebase>,
-    weights: Weights,
     table: Table,
     killers: [[Option<Action>; 2]; MAX_PLY],
     history: Box<[[i32; 25]; 26]>,
@@ -148,7 +147,6 @@ impl<'a> Search<'a> {
             board: Board::new(position),
             position,
             tablebase: covered,
-            weights: WEIGHTS,
             table: Table::new(tt_bits),
             killers: [[None; 2]; MAX_PLY],
             history: Box::new([[0; 25]; 26]),
@@ -401,7 +399,7 @@ impl<'a> Search<'a> {
         if self.board.ply >= self.board.ply_limit() {
             return 0;
         }
-        let stand = evaluate(&self.board, &self.weights);
+        let stand = evaluate(&self.board);
         if self.board.side == Side::Goat || ply >= MAX_PLY - 1 || stand >= beta {
             return stand;
         }
