@@ -73,7 +73,7 @@ pub struct Args {
     opening_margin: i32,
     /// Nodes of the opening search, which scores every action of an
     /// opening position.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 2_000_000)]
     opening_nodes: u64,
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
@@ -811,7 +811,7 @@ mod tests {
     fn the_book_never_opens_by_giving_a_goat_away() {
         // Only the middles of the edges keep the first goat out of reach.
         let engine = Engine::new();
-        let book = Book::new(&engine, 100_000, 150);
+        let book = Book::new(&engine, 2_000_000, 150);
         let mut first: Vec<String> = book
             .sound(&[], &Position::default())
             .iter()
