@@ -4,11 +4,12 @@
 //! evaluation is what the search would use.
 //!
 //! The regression predicts the tigers' score (1 for a win, ½ for a draw,
-//! 0 for a loss) from the goats eaten and the evaluation's terms, plus an
-//! intercept, the goats in hand and the side to move, which absorb how far
-//! the game has gone (they are the same for every action compared at one
-//! node, so the evaluation leaves them out). Each phase gets its own fit,
-//! scaled so that a goat eaten is worth [`GOAT`](crate::eval::GOAT).
+//! 0 for a loss) from the goats eaten and the evaluation's terms, plus the
+//! goats in hand and the side to move, which absorb how far the game has
+//! gone (they are the same for every action compared at one node, so the
+//! evaluation leaves them out). Each phase has its own coefficients and
+//! both share one intercept; each phase's weights are scaled so that a
+//! goat eaten is worth [`GOAT`](crate::eval::GOAT).
 
 use std::fmt;
 
@@ -18,17 +19,18 @@ use baghchal_tablebase::{Tablebase, Wdl};
 use crate::board::Board;
 use crate::eval::{self, Weights, GOAT, TERMS};
 
-/// Regression inputs: goats eaten, the terms, goats in hand, the tigers to
-/// move, and the intercept.
-const INPUTS: usize = TERMS.len() + 4;
+/// Regression inputs of a position: goats eaten, the terms, goats in hand
+/// and the tigers to move.
+const INPUTS: usize = TERMS.len() + 3;
+/// The ridge on every coefficient, for inputs that never vary (goats in
+/// hand in the movement phase).
+const RIDGE: f64 = 1e-3;
 
 /// Positions of finished games, gathered by phase for [`Tuner::fit`].
 #[derive(Default)]
 pub struct Tuner {
-    /// (inputs, the tigers' score), placement positions.
-    placement: Vec<([f64; INPUTS], f64)>,
-    /// The same, movement positions.
-    movement: Vec<([f64; INPUTS], f64)>,
+    /// (in the placement phase, inputs, the tigers' score).
+    samples: Vec<(bool, [f64; INPUTS], f64)>,
     games: usize,
 }
 
@@ -39,10 +41,11 @@ pub struct PhaseFit {
     pub positions: usize,
     /// The fitted weights, in thousandths of a goat.
     weights: Weights,
-    /// The mean log loss of the current weights (with their best scale,
-    /// intercept, goats in hand and side to move term) on those positions.
+    /// The mean log loss on those positions of the current weights, with
+    /// their best scale and terms for the goats in hand and the side to
+    /// move.
     pub current_loss: f64,
-    /// The mean log loss of the fitted weights.
+    /// The mean log loss on those positions of the fit.
     pub fitted_loss: f64,
 }
 
@@ -105,10 +108,8 @@ impl Tuner {
         for &action in game.actions() {
             if position.ply() >= from {
                 if let Some(inputs) = inputs(&position, tablebase) {
-                    match position.phase() {
-                        Phase::Placement => self.placement.push((inputs, result)),
-                        Phase::Movement => self.movement.push((inputs, result)),
-                    }
+                    let placement = position.phase() == Phase::Placement;
+                    self.samples.push((placement, inputs, result));
                     added += 1;
                 }
             }
@@ -117,13 +118,70 @@ impl Tuner {
         added
     }
 
-    /// Fits each phase that has positions.
+    /// Fits the weights of both phases, if each has enough positions.
     pub fn fit(&self) -> Tuned {
+        let count = |phase: bool| self.samples.iter().filter(|s| s.0 == phase).count();
+        let enough = count(true) >= 2 * INPUTS && count(false) >= 2 * INPUTS;
+        let (placement, movement) = match enough.then(|| self.fit_both()).flatten() {
+            Some((p, m)) => (Some(p), Some(m)),
+            None => (None, None),
+        };
         Tuned {
             games: self.games,
-            placement: fit_phase(&self.placement, &eval::PLACEMENT),
-            movement: fit_phase(&self.movement, &eval::MOVEMENT),
+            placement,
+            movement,
         }
+    }
+
+    /// The joint fit: a block of coefficients per phase, one intercept.
+    fn fit_both(&self) -> Option<(PhaseFit, PhaseFit)> {
+        let block = |placement: bool, x: &[f64]| -> Vec<f64> {
+            let mut joint = vec![0.0; 2 * x.len() + 1];
+            let at = if placement { 0 } else { x.len() };
+            joint[at..at + x.len()].copy_from_slice(x);
+            joint[2 * x.len()] = 1.0;
+            joint
+        };
+        let full: Vec<(bool, Vec<f64>, f64)> = self
+            .samples
+            .iter()
+            .map(|(p, x, y)| (*p, block(*p, x), *y))
+            .collect();
+        // The current weights as one input per phase, with the same
+        // goats-in-hand and side terms.
+        let current: Vec<(bool, Vec<f64>, f64)> = self
+            .samples
+            .iter()
+            .map(|(p, x, y)| {
+                let w = if *p { eval::PLACEMENT } else { eval::MOVEMENT }.to_array();
+                let score = x[0]
+                    + (0..TERMS.len())
+                        .map(|k| w[k] as f64 * x[1 + k])
+                        .sum::<f64>()
+                        / GOAT as f64;
+                (*p, block(*p, &[score, x[INPUTS - 2], x[INPUTS - 1]]), *y)
+            })
+            .collect();
+        let fitted = logistic(&full)?;
+        let was = logistic(&current)?;
+        let phase = |placement: bool| -> Option<PhaseFit> {
+            let coefficients = &fitted[if placement { 0 } else { INPUTS }..];
+            let goat = coefficients[0];
+            if goat <= 0.0 {
+                return None;
+            }
+            let mut weights = [0; TERMS.len()];
+            for (k, w) in weights.iter_mut().enumerate() {
+                *w = (coefficients[1 + k] / goat * GOAT as f64).round() as i32;
+            }
+            Some(PhaseFit {
+                positions: full.iter().filter(|s| s.0 == placement).count(),
+                weights: Weights::from_array(weights),
+                current_loss: loss(&current, &was, placement),
+                fitted_loss: loss(&full, &fitted, placement),
+            })
+        };
+        Some((phase(true)?, phase(false)?))
     }
 }
 
@@ -147,76 +205,47 @@ fn inputs(position: &Position, tablebase: Option<&Tablebase>) -> Option<[f64; IN
     for (k, &c) in counts.iter().enumerate() {
         x[1 + k] = c as f64;
     }
-    x[INPUTS - 3] = position.in_hand() as f64;
-    x[INPUTS - 2] = (position.side_to_move() == Side::Tiger) as u8 as f64;
-    x[INPUTS - 1] = 1.0;
+    x[INPUTS - 2] = position.in_hand() as f64;
+    x[INPUTS - 1] = (position.side_to_move() == Side::Tiger) as u8 as f64;
     Some(x)
 }
 
-/// The fit of one phase, with the current weights' loss for comparison.
-fn fit_phase(samples: &[([f64; INPUTS], f64)], current: &Weights) -> Option<PhaseFit> {
-    if samples.len() < 2 * INPUTS {
-        return None;
-    }
-    let full: Vec<(Vec<f64>, f64)> = samples.iter().map(|(x, y)| (x.to_vec(), *y)).collect();
-    let (fitted, fitted_loss) = logistic(&full)?;
-    // The current weights as one input, with the same nuisance terms.
-    let w = current.to_array();
-    let scored: Vec<(Vec<f64>, f64)> = samples
-        .iter()
-        .map(|(x, y)| {
-            let score = GOAT as f64 * x[0]
-                + (0..TERMS.len())
-                    .map(|k| w[k] as f64 * x[1 + k])
-                    .sum::<f64>();
-            (
-                vec![score / GOAT as f64, x[INPUTS - 3], x[INPUTS - 2], 1.0],
-                *y,
-            )
-        })
-        .collect();
-    let (_, current_loss) = logistic(&scored)?;
-    let goat = fitted[0];
-    if goat <= 0.0 {
-        return None;
-    }
-    let mut weights = [0; TERMS.len()];
-    for (k, w) in weights.iter_mut().enumerate() {
-        *w = (fitted[1 + k] / goat * GOAT as f64).round() as i32;
-    }
-    Some(PhaseFit {
-        positions: samples.len(),
-        weights: Weights::from_array(weights),
-        current_loss,
-        fitted_loss,
-    })
+/// The mean log loss of coefficients `w` on the samples of one phase.
+fn loss(samples: &[(bool, Vec<f64>, f64)], w: &[f64], placement: bool) -> f64 {
+    let (total, n) =
+        samples
+            .iter()
+            .filter(|s| s.0 == placement)
+            .fold((0.0, 0usize), |(total, n), (_, x, y)| {
+                let z: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+                let p = 1.0 / (1.0 + (-z).exp());
+                let l = -(y * p.max(1e-12).ln() + (1.0 - y) * (1.0 - p).max(1e-12).ln());
+                (total + l, n + 1)
+            });
+    total / n.max(1) as f64
 }
 
-/// Maximum-likelihood logistic regression by Newton's method (with a
-/// tiny ridge for inputs that never vary): the coefficients and the mean
-/// log loss. `None` if the system cannot be solved.
-fn logistic(samples: &[(Vec<f64>, f64)]) -> Option<(Vec<f64>, f64)> {
-    let d = samples.first()?.0.len();
+/// Maximum-likelihood logistic regression by Newton's method, with a
+/// small ridge: the coefficients, or `None` if the system cannot be
+/// solved. The phase of each sample plays no part.
+fn logistic(samples: &[(bool, Vec<f64>, f64)]) -> Option<Vec<f64>> {
+    let d = samples.first()?.1.len();
     let mut w = vec![0.0; d];
-    let mut loss = f64::INFINITY;
     for _ in 0..50 {
         let mut gradient = vec![0.0; d];
         let mut hessian = vec![vec![0.0; d]; d];
-        let mut total = 0.0;
-        for (x, y) in samples {
+        for (_, x, y) in samples {
             let z: f64 = x.iter().zip(&w).map(|(a, b)| a * b).sum();
             let p = 1.0 / (1.0 + (-z).exp());
-            total -= y * p.max(1e-12).ln() + (1.0 - y) * (1.0 - p).max(1e-12).ln();
-            for i in 0..d {
+            for i in (0..d).filter(|&i| x[i] != 0.0) {
                 gradient[i] += (p - y) * x[i];
                 for j in 0..d {
                     hessian[i][j] += p * (1.0 - p) * x[i] * x[j];
                 }
             }
         }
-        loss = total / samples.len() as f64;
         for (i, row) in hessian.iter_mut().enumerate() {
-            row[i] += 1e-6 * samples.len() as f64;
+            row[i] += RIDGE;
         }
         let step = solve(hessian, gradient)?;
         let mut largest = 0.0f64;
@@ -228,7 +257,7 @@ fn logistic(samples: &[(Vec<f64>, f64)]) -> Option<(Vec<f64>, f64)> {
             break;
         }
     }
-    Some((w, loss))
+    Some(w)
 }
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting.
@@ -298,10 +327,10 @@ mod tests {
             for b in 0..5 {
                 let x = vec![a as f64 / 5.0, b as f64, 1.0];
                 let z = 1.5 * x[0] - 0.5 * x[1] + 0.25;
-                samples.push((x, 1.0 / (1.0 + (-z).exp())));
+                samples.push((true, x, 1.0 / (1.0 + (-z).exp())));
             }
         }
-        let (w, _) = logistic(&samples).unwrap();
+        let w = logistic(&samples).unwrap();
         for (got, want) in w.iter().zip([1.5, -0.5, 0.25]) {
             assert!((got - want).abs() < 1e-3, "{w:?}");
         }
