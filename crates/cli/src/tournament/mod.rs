@@ -46,8 +46,10 @@ pub struct Args {
     levels: String,
     /// Play points of the levels' path instead of the labels: a
     /// comma-separated list of strengths (for example 0,2,4,...,20), each
-    /// between 0 and 30. Used to place the labels on the path.
-    #[arg(long, conflicts_with = "levels")]
+    /// between -10 and 30 (below 0 the search shrinks to a few nodes and
+    /// the error grows towards random play). Used to place the labels on
+    /// the path.
+    #[arg(long, conflicts_with = "levels", allow_hyphen_values = true)]
     strengths: Option<String>,
     /// With --strengths: place the labels 400..2400 on the path, 100 Elo
     /// apart with 2400 at the strongest point played, by a cubic through
@@ -124,11 +126,12 @@ impl Player {
         }
     }
 
-    /// A number that tells players apart in the openings' seeds.
+    /// A 16-bit number that tells players apart in the openings' seeds.
     fn key(self) -> u64 {
         match self {
             Player::Level(level) => level.get() as u64,
-            Player::Point(strength) => (strength * 100.0).round() as u64,
+            // Two's complement keeps negative strengths apart.
+            Player::Point(strength) => (strength * 100.0).round() as i64 as u64 & 0xffff,
         }
     }
 
@@ -214,8 +217,8 @@ fn parse_strengths(text: &str) -> anyhow::Result<Vec<Player>> {
             t.trim()
                 .parse::<f64>()
                 .ok()
-                .filter(|s| (0.0..=30.0).contains(s))
-                .ok_or_else(|| anyhow!("{t:?} is not a strength (a number from 0 to 30)"))
+                .filter(|s| (-10.0..=30.0).contains(s))
+                .ok_or_else(|| anyhow!("{t:?} is not a strength (a number from -10 to 30)"))
         })
         .collect::<anyhow::Result<Vec<f64>>>()?;
     points.sort_by(f64::total_cmp);
@@ -799,11 +802,15 @@ mod tests {
         assert_eq!(points[1].to_string(), "s = 2.50");
         assert_eq!(points[1].skill(), Skill::at(2.5));
         assert_eq!(points[2].nominal(), 400.0);
-        for bad in ["1", "1,x", "-1,2", "1,31", "1,NaN"] {
+        assert_eq!(parse_strengths("-2,1").unwrap()[0], Player::Point(-2.0));
+        for bad in ["1", "1,x", "-11,2", "1,31", "1,NaN"] {
             assert!(parse_strengths(bad).is_err(), "{bad}");
         }
-        // Distinct points get distinct openings.
+        // Distinct points get distinct openings, below 0 too.
         let fixtures = schedule(&pairs(&points, &[0]), 2, 5);
+        assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
+        let below = parse_strengths("-3,-2,-1").unwrap();
+        let fixtures = schedule(&pairs(&below, &[0]), 2, 5);
         assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
     }
 
