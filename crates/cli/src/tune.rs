@@ -56,13 +56,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("{} does not replay", file.display()))?;
         tuner.add_game(&game, engine.tablebase(), args.from);
     }
-    let tuned = tuner.fit();
-    if tuned.placement.is_none() && tuned.movement.is_none() {
+    let Some(tuned) = tuner.fit() else {
         bail!(
-            "too few positions to fit in {} finished games of the house rules",
-            tuned.games
+            "no fit: the {} files hold too few positions of finished games of the house \
+             rules, or ones in which eating goats does not help the tigers",
+            files.len()
         );
-    }
+    };
     print!("{tuned}");
     Ok(())
 }

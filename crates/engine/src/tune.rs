@@ -26,7 +26,7 @@ const INPUTS: usize = TERMS.len() + 3;
 /// hand in the movement phase).
 const RIDGE: f64 = 1e-3;
 
-/// Positions of finished games, gathered by phase for [`Tuner::fit`].
+/// Positions of finished games, gathered for [`Tuner::fit`].
 #[derive(Default)]
 pub struct Tuner {
     /// (in the placement phase, inputs, the tigers' score).
@@ -55,9 +55,9 @@ pub struct Tuned {
     /// Games read.
     pub games: usize,
     /// While goats are still to be placed.
-    pub placement: Option<PhaseFit>,
+    pub placement: PhaseFit,
     /// Once every goat is placed.
-    pub movement: Option<PhaseFit>,
+    pub movement: PhaseFit,
 }
 
 impl Tuner {
@@ -118,23 +118,14 @@ impl Tuner {
         added
     }
 
-    /// Fits the weights of both phases, if each has enough positions.
-    pub fn fit(&self) -> Tuned {
+    /// Fits the weights of both phases: a block of coefficients each and
+    /// one intercept. `None` with too few positions of either phase, or
+    /// when the fit finds a goat eaten no help to the tigers.
+    pub fn fit(&self) -> Option<Tuned> {
         let count = |phase: bool| self.samples.iter().filter(|s| s.0 == phase).count();
-        let enough = count(true) >= 2 * INPUTS && count(false) >= 2 * INPUTS;
-        let (placement, movement) = match enough.then(|| self.fit_both()).flatten() {
-            Some((p, m)) => (Some(p), Some(m)),
-            None => (None, None),
-        };
-        Tuned {
-            games: self.games,
-            placement,
-            movement,
+        if count(true) < 2 * INPUTS || count(false) < 2 * INPUTS {
+            return None;
         }
-    }
-
-    /// The joint fit: a block of coefficients per phase, one intercept.
-    fn fit_both(&self) -> Option<(PhaseFit, PhaseFit)> {
         let block = |placement: bool, x: &[f64]| -> Vec<f64> {
             let mut joint = vec![0.0; 2 * x.len() + 1];
             let at = if placement { 0 } else { x.len() };
@@ -181,7 +172,11 @@ impl Tuner {
                 fitted_loss: loss(&full, &fitted, placement),
             })
         };
-        Some((phase(true)?, phase(false)?))
+        Some(Tuned {
+            games: self.games,
+            placement: phase(true)?,
+            movement: phase(false)?,
+        })
     }
 }
 
@@ -296,10 +291,6 @@ impl fmt::Display for Tuned {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "// {} games", self.games)?;
         for (name, fit) in [("PLACEMENT", &self.placement), ("MOVEMENT", &self.movement)] {
-            let Some(fit) = fit else {
-                writeln!(f, "// {name}: too few positions to fit")?;
-                continue;
-            };
             writeln!(
                 f,
                 "// {} positions; log loss {:.4} with the current weights, {:.4} fitted",
@@ -351,10 +342,9 @@ mod tests {
             }
             tuner.add_game(&game, None, 2);
         }
-        let tuned = tuner.fit();
+        let tuned = tuner.fit().expect("positions of both phases");
         assert_eq!(tuned.games, 300);
         for fit in [&tuned.placement, &tuned.movement] {
-            let fit = fit.as_ref().expect("positions of both phases");
             assert!(fit.positions > 500, "{fit:?}");
             // The fit includes the current weights as a special case.
             assert!(fit.fitted_loss <= fit.current_loss + 1e-9, "{fit:?}");
