@@ -9,7 +9,8 @@
 //! strength by construction. Where on the path each label sits was
 //! measured: a self-play tournament over evenly spaced points of the path
 //! gave their ratings, and each label was placed where the fitted rating
-//! curve stands 100 Elo per label below the top (docs/strength.md).
+//! curve stands 100 Elo per label below the top (`baghchal tournament
+//! --strengths ... --place`; docs/strength.md).
 
 use baghchal_rules::Action;
 use rand::rngs::ChaCha8Rng;
@@ -22,7 +23,7 @@ use crate::Level;
 #[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Skill {
     /// The level's place on the path: higher is stronger, about 100 Elo
-    /// per unit (the labels sit from 2.51 for 400 to 22.3 for 2400).
+    /// per unit (the labels sit from 2.56 for 400 to 22.3 for 2400).
     pub strength: f64,
     /// The most nodes searched per action.
     pub nodes: u64,
@@ -45,8 +46,8 @@ const CLEAN_FROM: f64 = 16.0;
 /// Each label's place on the path, from 400 to 2400 (measured; see the
 /// module's documentation).
 const LADDER: [f64; 21] = [
-    2.51, 3.17, 3.87, 4.62, 5.41, 6.27, 7.19, 8.18, 9.24, 10.37, 11.57, 12.81, 14.07, 15.31, 16.51,
-    17.65, 18.72, 19.71, 20.64, 21.50, 22.30,
+    2.56, 3.33, 4.11, 4.89, 5.68, 6.48, 7.29, 8.12, 8.96, 9.82, 10.70, 11.60, 12.53, 13.50, 14.50,
+    15.56, 16.67, 17.87, 19.16, 20.61, 22.30,
 ];
 
 impl Skill {
