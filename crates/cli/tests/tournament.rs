@@ -1,31 +1,16 @@
 //! `baghchal tournament` end to end: a small tournament writes its report
 //! and a record for every game, and each record replays to its result.
 
+use std::ffi::OsStr;
 use std::process::Command;
 
 use baghchal_rules::Record;
 
-#[test]
-fn a_small_tournament_reports_and_records_every_game() {
-    let dir = std::env::temp_dir().join(format!("baghchal-cli-tournament-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let records = dir.join("games");
-    let report = dir.join("strength.md");
+/// Runs `baghchal` with `args` and no tablebase, and returns what it
+/// printed once it has succeeded.
+fn succeeds<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(args: I) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
-        .args([
-            "tournament",
-            "--levels",
-            "400,500,600",
-            "--games",
-            "2",
-            "--span",
-            "0",
-        ])
-        .args(["--quiet", "--seed", "4", "--opening-nodes", "50000"])
-        .arg("--records")
-        .arg(&records)
-        .arg("--output")
-        .arg(&report)
+        .args(args)
         .env_remove("BAGHCHAL_TABLEBASE")
         .output()
         .expect("the binary runs");
@@ -34,6 +19,39 @@ fn a_small_tournament_reports_and_records_every_game() {
         out.status.success(),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn a_small_tournament_reports_and_records_every_game() {
+    let dir = std::env::temp_dir().join(format!("baghchal-cli-tournament-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let records = dir.join("games");
+    let report = dir.join("strength.md");
+    let stdout = succeeds(
+        [
+            "tournament",
+            "--levels",
+            "400,500,600",
+            "--games",
+            "2",
+            "--span",
+            "0",
+            "--quiet",
+            "--seed",
+            "4",
+            "--opening-nodes",
+            "50000",
+            "--records",
+        ]
+        .map(OsStr::new)
+        .into_iter()
+        .chain([
+            records.as_os_str(),
+            OsStr::new("--output"),
+            report.as_os_str(),
+        ]),
     );
 
     let text = std::fs::read_to_string(&report).unwrap();
@@ -73,18 +91,7 @@ fn a_small_tournament_reports_and_records_every_game() {
     }
 
     // The records feed the evaluation's tuning.
-    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
-        .arg("tune")
-        .arg(&records)
-        .env_remove("BAGHCHAL_TABLEBASE")
-        .output()
-        .expect("the binary runs");
-    let tuned = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        out.status.success(),
-        "{tuned}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let tuned = succeeds([OsStr::new("tune"), records.as_os_str()]);
     assert!(tuned.starts_with("// 4 games\n"), "{tuned}");
     assert!(
         tuned.contains("pub(crate) const PLACEMENT: Weights = Weights {"),
@@ -95,21 +102,19 @@ fn a_small_tournament_reports_and_records_every_game() {
 
 #[test]
 fn a_tournament_of_points_of_the_path_reports_the_placing_of_the_labels() {
-    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
-        .args(["tournament", "--strengths", "0,1,2,3", "--games", "2"])
-        .args([
-            "--span",
-            "0",
-            "--place",
-            "--quiet",
-            "--opening-nodes",
-            "20000",
-        ])
-        .env_remove("BAGHCHAL_TABLEBASE")
-        .output()
-        .expect("the binary runs");
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "{stdout}");
+    let stdout = succeeds([
+        "tournament",
+        "--strengths",
+        "0,1,2,3",
+        "--games",
+        "2",
+        "--span",
+        "0",
+        "--place",
+        "--quiet",
+        "--opening-nodes",
+        "20000",
+    ]);
     assert!(stdout.contains("| s = 3.00 |"), "{stdout}");
     // Four weak points, two games a pair: far from the ladder's 2,000 Elo.
     assert!(

@@ -136,14 +136,20 @@ pub(crate) fn terms(board: &Board) -> (i32, [i32; TERMS.len()]) {
     )
 }
 
-/// The weights of the phase of `board`.
+/// The weights of the placement phase or of the movement phase.
 #[inline]
-pub(crate) fn weights(board: &Board) -> &'static Weights {
-    if board.in_hand > 0 {
+pub(crate) fn phase_weights(placement: bool) -> &'static Weights {
+    if placement {
         &PLACEMENT
     } else {
         &MOVEMENT
     }
+}
+
+/// The weights of the phase of `board`.
+#[inline]
+pub(crate) fn weights(board: &Board) -> &'static Weights {
+    phase_weights(board.in_hand > 0)
 }
 
 /// The value of `board` for the side to move.

@@ -144,7 +144,7 @@ impl Tuner {
             .samples
             .iter()
             .map(|(p, x, y)| {
-                let w = if *p { eval::PLACEMENT } else { eval::MOVEMENT }.to_array();
+                let w = eval::phase_weights(*p).to_array();
                 let score = x[0]
                     + (0..TERMS.len())
                         .map(|k| w[k] as f64 * x[1 + k])
@@ -166,7 +166,7 @@ impl Tuner {
                 *w = (coefficients[1 + k] / goat * GOAT as f64).round() as i32;
             }
             Some(PhaseFit {
-                positions: full.iter().filter(|s| s.0 == placement).count(),
+                positions: count(placement),
                 weights: Weights::from_array(weights),
                 current_loss: loss(&current, &was, placement),
                 fitted_loss: loss(&full, &fitted, placement),
