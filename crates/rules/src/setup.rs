@@ -1,6 +1,8 @@
 //! The unchecked [`Setup`]: a position as text says it, before the rules
 //! check it. Its text form lives in `text.rs`.
 
+#[cfg(doc)]
+use crate::Position;
 use crate::{Bitboard, Rules, Side};
 
 /// A position as text says it, unchecked: every field is public. It
