@@ -206,7 +206,7 @@ pub async fn run(
     {
         tracing::warn!("some sockets did not close in time");
     }
-    tables.close_all();
+    tables.close_all().await;
     storage.close().await;
     tracing::info!("stopped");
     Ok(())

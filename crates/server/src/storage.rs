@@ -11,6 +11,8 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Row, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::options::{Opponent, TableOptions};
 use crate::token::TokenHash;
@@ -72,9 +74,20 @@ struct Append {
 /// The writer: commits queued appends in batches, in arrival order. If a
 /// batch fails, its appends are retried one by one so that each gets its
 /// own answer.
-async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>) {
+/// Once `stop` is cancelled it takes no more appends, commits those
+/// already queued and ends.
+async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: CancellationToken) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = queue.recv().await {
+    loop {
+        let first = tokio::select! {
+            biased;
+            first = queue.recv() => first,
+            () = stop.cancelled(), if !queue.is_closed() => {
+                queue.close();
+                continue;
+            }
+        };
+        let Some(first) = first else { break };
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -148,6 +161,10 @@ pub struct Storage {
     pool: Pool,
     /// The queue of the writer task, which commits events in batches.
     writer: mpsc::Sender<Append>,
+    /// The writer task.
+    tasks: TaskTracker,
+    /// Cancelled to stop the writer.
+    stop: CancellationToken,
 }
 
 /// A table's stored row.
@@ -262,8 +279,16 @@ impl Storage {
             return Err(StorageError::UnsupportedUrl);
         };
         let (writer, queue) = mpsc::channel(4 * MAX_BATCH);
-        tokio::spawn(write_batches(pool.clone(), queue));
-        Ok(Storage { pool, writer })
+        let tasks = TaskTracker::new();
+        let stop = CancellationToken::new();
+        tasks.spawn(write_batches(pool.clone(), queue, stop.clone()));
+        tasks.close();
+        Ok(Storage {
+            pool,
+            writer,
+            tasks,
+            stop,
+        })
     }
 
     /// Whether the database answers.
@@ -274,8 +299,11 @@ impl Storage {
         Ok(())
     }
 
-    /// Closes the pool, waiting for connections to finish.
+    /// Stops the writer once it has committed what is queued, then closes
+    /// the pool, waiting for connections to finish.
     pub async fn close(&self) {
+        self.stop.cancel();
+        self.tasks.wait().await;
         on_pool!(&self.pool, pool => pool.close().await)
     }
 

@@ -14,6 +14,8 @@ use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
 use crate::table::{TableContext, TableHandle};
 use crate::token::{self, Token};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// Why a table could not be created or found.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +84,8 @@ impl Tables {
                                 Tables { inner }.forget(id, handle);
                             }
                         }),
+                        tasks: TaskTracker::new(),
+                        shutdown: CancellationToken::new(),
                     },
                     max_open,
                 }
@@ -212,9 +216,13 @@ impl Tables {
         Ok(resumed)
     }
 
-    /// Closes every table: their tasks end once the connections drop their
-    /// handles.
-    pub fn close_all(&self) {
+    /// Stops every table and waits until each has finished the command it
+    /// was handling (its commit included), so that the store can close.
+    pub async fn close_all(&self) {
+        let context = &self.inner.context;
+        context.shutdown.cancel();
+        context.tasks.close();
+        context.tasks.wait().await;
         self.lock().clear();
     }
 }
