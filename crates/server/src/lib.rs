@@ -14,6 +14,7 @@
 
 pub mod bot;
 pub mod http;
+pub mod names;
 pub mod options;
 pub mod play;
 pub mod storage;

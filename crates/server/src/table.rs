@@ -17,11 +17,10 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use crate::bot::Computer;
-use crate::options::{side_to_wire, Opponent, TableOptions};
-use crate::play::{event_to_wire, result_to_wire, Event, Intent, Play, Player};
-use crate::storage::{
-    parse_side, side_str, EventKind, Storage, StorageError, StoredEvent, TableRow,
-};
+use crate::names::{event_to_wire, result_to_wire, side_to_wire};
+use crate::options::{Opponent, TableOptions};
+use crate::play::{Event, Intent, Logged, Play, Player};
+use crate::storage::{Storage, StorageError, TableRow};
 use crate::token::{Token, TokenHash};
 
 /// Events kept in memory per table for reconnecting clients.
@@ -150,26 +149,22 @@ impl TableHandle {
     /// Loads a table from its row and stored events and starts its task.
     pub fn spawn(
         row: TableRow,
-        events: &[StoredEvent],
+        events: &[Logged],
         context: TableContext,
     ) -> Result<TableHandle, StorageError> {
         let mut play = Play::new(row.options);
         let mut recent = RecentIds::default();
-        for stored in events {
+        for logged in events {
             let corrupt = |what: &str| StorageError::Corrupt {
                 table: row.id.clone(),
-                what: format!("event {}: {what}", stored.version),
+                what: format!("event {}: {what}", logged.version),
             };
-            if stored.version != play.version() + 1 {
+            if logged.version != play.version() + 1 {
                 return Err(corrupt("version out of sequence"));
             }
-            let event = decode_event(stored).ok_or_else(|| corrupt("unreadable"))?;
-            play.apply(event)
+            play.apply(logged.event)
                 .map_err(|refusal| corrupt(&refusal.message()))?;
-            if let (Some(player), Some(id)) = (
-                stored.player.as_deref().and_then(Player::parse),
-                &stored.client_id,
-            ) {
+            if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
                 recent.insert(player, id.clone());
             }
         }
@@ -269,47 +264,6 @@ impl TableHandle {
             .await
             .map_err(|_| TableClosed)?;
         rx.await.map_err(|_| TableClosed)
-    }
-}
-
-fn decode_event(stored: &StoredEvent) -> Option<Event> {
-    let side = || stored.side.as_deref().and_then(parse_side);
-    Some(match stored.kind {
-        EventKind::Played => Event::Played {
-            side: side()?,
-            action: stored.action.as_deref()?.parse().ok()?,
-        },
-        EventKind::Resigned => Event::Resigned { side: side()? },
-        EventKind::DrawOffered => Event::DrawOffered { side: side()? },
-        EventKind::DrawDeclined => Event::DrawDeclined { side: side()? },
-        EventKind::DrawAgreed => Event::DrawAgreed,
-        EventKind::RematchOffered => Event::RematchOffered { side: side()? },
-        EventKind::RematchStarted => Event::RematchStarted,
-    })
-}
-
-fn encode_event(
-    event: &Event,
-    version: u64,
-    player: Option<Player>,
-    client_id: Option<&str>,
-) -> StoredEvent {
-    let (kind, side, action) = match *event {
-        Event::Played { side, action } => (EventKind::Played, Some(side), Some(action)),
-        Event::Resigned { side } => (EventKind::Resigned, Some(side), None),
-        Event::DrawOffered { side } => (EventKind::DrawOffered, Some(side), None),
-        Event::DrawDeclined { side } => (EventKind::DrawDeclined, Some(side), None),
-        Event::DrawAgreed => (EventKind::DrawAgreed, None, None),
-        Event::RematchOffered { side } => (EventKind::RematchOffered, Some(side), None),
-        Event::RematchStarted => (EventKind::RematchStarted, None, None),
-    };
-    StoredEvent {
-        version,
-        kind,
-        side: side.map(|s| side_str(s).to_owned()),
-        action: action.map(|a| a.to_string()),
-        player: player.map(|p| p.as_str().to_owned()),
-        client_id: client_id.map(str::to_owned),
     }
 }
 
@@ -879,11 +833,16 @@ impl Table {
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
         let active = !self.play.ends_game(&event);
-        let stored = encode_event(&event, version, player, client_id);
+        let logged = Logged {
+            version,
+            event,
+            player,
+            client_id: client_id.map(str::to_owned),
+        };
         if let Err(e) = self
             .context
             .storage
-            .append_event(&self.id, &stored, active)
+            .append_event(&self.id, &logged, active)
             .await
         {
             tracing::error!(error = %e, version, "storing an event failed");
