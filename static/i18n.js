@@ -164,6 +164,22 @@ const en = {
   actionRefused: 'The server refused that: {message}',
   createFailed: 'The table could not be created: {message}',
   networkError: 'The server could not be reached.',
+
+  // Move list
+  moveNavLabel: 'Step through the moves',
+  plyButton: 'Ply {n}: {action}',
+  plyButtonMarked: 'Ply {n}: {action}, {mark}',
+  mark_inaccuracy: 'inaccuracy',
+  mark_mistake: 'mistake',
+  mark_blunder: 'blunder',
+  plyFirst: 'Start position',
+  plyPrev: 'Previous ply',
+  plyNext: 'Next ply',
+  plyLast: 'Last ply',
+  plyLive: 'The live position',
+  plyOf: 'Ply {n} of {total}',
+  browsing: 'You are looking at ply {n} of {total}; the game goes on.',
+  backToLive: 'Back to the live position',
 };
 
 /** @type {Record<keyof typeof en, string>} */
@@ -323,6 +339,21 @@ const ne = {
   actionRefused: 'सर्भरले मानेन: {message}',
   createFailed: 'टेबल बन्न सकेन: {message}',
   networkError: 'सर्भरसम्म पुग्न सकिएन।',
+
+  moveNavLabel: 'चालहरू एक एक गरी हेर्नुहोस्',
+  plyButton: 'आधा चाल {n}: {action}',
+  plyButtonMarked: 'आधा चाल {n}: {action}, {mark}',
+  mark_inaccuracy: 'सानो चुक',
+  mark_mistake: 'गल्ती',
+  mark_blunder: 'ठूलो गल्ती',
+  plyFirst: 'सुरुको स्थिति',
+  plyPrev: 'अघिल्लो आधा चाल',
+  plyNext: 'अर्को आधा चाल',
+  plyLast: 'अन्तिम आधा चाल',
+  plyLive: 'अहिलेको स्थिति',
+  plyOf: 'आधा चाल {n} / {total}',
+  browsing: 'तपाईं {total} मध्ये आधा चाल {n} हेर्दै हुनुहुन्छ; खेल चलिरहेको छ।',
+  backToLive: 'अहिलेको स्थितिमा फर्कनुहोस्',
 };
 
 /** @typedef {keyof typeof en} StringKey */
