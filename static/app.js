@@ -1,6 +1,6 @@
-// The page: it routes itself and switches the language. `/` is home, and
+// The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
-// `#invite=`, `#watch=`). Each view lives in its own module and fills
+// `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review. Each view lives in its own module and fills
 // `<main>`; the board component (board.js) is the one place that draws a
 // board.
 
@@ -8,6 +8,7 @@ import { t, setLang, lang } from './i18n.js';
 import { savedLang, saveLang } from './storage.js';
 import { HomeView } from './home.js';
 import { TableView } from './table.js';
+import { GameView } from './game.js';
 
 /** @typedef {import('./i18n.js').Lang} Lang */
 
@@ -27,7 +28,9 @@ function route() {
   view = null;
   const path = location.pathname;
   const table = path.match(/^\/t\/([^/]+)\/?$/);
+  const game = path.match(/^\/t\/([^/]+)\/games\/([0-9]{1,9})\/?$/);
   if (table) view = new TableView(decodeURIComponent(table[1]), navigate);
+  else if (game) view = new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
   else view = new HomeView(navigate);
   view.render();
 }

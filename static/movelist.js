@@ -154,6 +154,7 @@ export class MoveList {
           type: 'button',
           class: `ply${mark ? ` ${mark}` : ''}${i + 1 === shown ? ' current' : ''}`,
           'data-ply': String(i + 1),
+          'data-action': action,
           'aria-label': label,
           'aria-current': i + 1 === shown ? 'step' : false,
           onclick: () => this.go(i + 1),

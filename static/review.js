@@ -139,18 +139,25 @@ export function summary(actions) {
 }
 
 /**
- * Where the game turned: the first action that changed the exact result
- * for the worse (a win into a draw or a loss, a draw into a loss), or else
+ * Where an evaluation stands among the results: a loss 0, a draw or an
+ * estimate 1, a win 2.
+ * @param {Evaluation} e
+ */
+function rank(e) {
+  return e.kind === 'loss' ? 0 : e.kind === 'win' ? 2 : 1;
+}
+
+/**
+ * Where the game turned: the first marked action after which the result
+ * is exact and worse than before it (a win or an estimate into a draw or
+ * a loss, a draw into a loss), or else
  * the costliest marked action; `null` when no action earned a mark.
  * @param {ActionReview[]} actions
  * @returns {ActionReview | null}
  */
 export function turningPoint(actions) {
-  const rank = { loss: 0, draw: 1, win: 2 };
   for (const a of actions) {
-    const b = outcome(a.before);
-    const c = outcome(a.after);
-    if (b && c && rank[c] < rank[b] && markOf(a.cost)) return a;
+    if (outcome(a.after) && rank(a.after) < rank(a.before) && markOf(a.cost)) return a;
   }
   /** @type {ActionReview | null} */
   let worst = null;

@@ -6,7 +6,7 @@
 import { Board } from './board.js';
 import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
-import { describeAction, resultText } from './words.js';
+import { describeAction, resultText, rulesText } from './words.js';
 import { t, num } from './i18n.js';
 import { h, mainElement, announce, other, sideName } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints } from './storage.js';
@@ -336,19 +336,7 @@ export class TableView {
 
   /** The table's rules, where they differ from the house rules. */
   rulesText() {
-    const v = this.s.info?.variant;
-    /** @type {string[]} */
-    const list = [];
-    if (v) {
-      const target = v.three_tigers ? 4 : 5;
-      if (v.goats_to_win !== undefined && v.goats_to_win !== null && v.goats_to_win !== target) list.push(t('rulesTarget', { n: v.goats_to_win }));
-      if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
-      if (v.multi_jump) list.push(t('rulesMultiJump'));
-      if (v.three_tigers) list.push(t('rulesThreeTigers'));
-      if (v.repetition === 'threefold_draw') list.push(t('rulesThreefold'));
-      if (v.ply_limit !== undefined && v.ply_limit !== 400) list.push(t('rulesPlyLimit', { n: v.ply_limit }));
-    }
-    return t('rules', { list: list.length ? list.join(', ') : t('rulesHouse') });
+    return rulesText(this.s.info?.variant);
   }
 
   /**
@@ -690,6 +678,21 @@ export class TableView {
       else if (s.rematch_offer) {
         out.push(h('p', { class: 'offer', text: t('rematchOfferedToYou') }), button('rematch', t('rematchAccept'), () => this.send({ type: 'rematch' }), 'primary'));
       } else out.push(button('rematch', t('rematch'), () => this.send({ type: 'rematch' }), 'primary'));
+    }
+    if (s.result) {
+      const href = `/t/${encodeURIComponent(this.table)}/games/${s.game}`;
+      out.push(
+        h('a', {
+          class: 'button',
+          id: 'review-game',
+          href,
+          text: t('reviewThisGame'),
+          onclick: (ev) => {
+            ev.preventDefault();
+            this.navigate(href);
+          },
+        }),
+      );
     }
     if (mine && friend && this.s.presence && !this.s.presence[other(mine)].connected && s.ply === 0 && s.game === 1) {
       out.push(h('p', { class: 'offer', text: t('waitingForOpponent') }));

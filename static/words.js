@@ -41,3 +41,59 @@ export function resultText(r, game) {
   const personal = mine && r.winner ? (r.winner === mine ? t('youWon') : t('youLost')) : null;
   return `${personal ? `${personal}: ` : ''}${head}, ${t(key, params)}`;
 }
+
+/**
+ * A table's rules where they differ from the house rules: "Rules: 3 goats
+ * to win".
+ * @param {import('./wire.js').Variant | undefined} v
+ */
+export function rulesText(v) {
+  /** @type {string[]} */
+  const list = [];
+  if (v) {
+    const target = v.three_tigers ? 4 : 5;
+    if (v.goats_to_win !== undefined && v.goats_to_win !== null && v.goats_to_win !== target) list.push(t('rulesTarget', { n: v.goats_to_win }));
+    if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
+    if (v.multi_jump) list.push(t('rulesMultiJump'));
+    if (v.three_tigers) list.push(t('rulesThreeTigers'));
+    if (v.repetition === 'threefold_draw') list.push(t('rulesThreefold'));
+    if (v.ply_limit !== undefined && v.ply_limit !== 400) list.push(t('rulesPlyLimit', { n: v.ply_limit }));
+  }
+  return t('rules', { list: list.length ? list.join(', ') : t('rulesHouse') });
+}
+
+/**
+ * The goats the tigers must eat under a variant.
+ * @param {import('./wire.js').Variant | undefined} v
+ */
+export function goatsToWin(v) {
+  return v?.goats_to_win ?? (v?.three_tigers ? 4 : 5);
+}
+
+/**
+ * An evaluation in words, from the side it is for: "win in 7 plies",
+ * "draw", "+1.25 goats".
+ * @param {import('./wire.js').Evaluation} e
+ */
+export function evaluationText(e) {
+  switch (e.kind) {
+    case 'win':
+      return t('evalWin', { n: e.plies });
+    case 'loss':
+      return t('evalLoss', { n: e.plies });
+    case 'draw':
+      return t('evalDraw');
+    case 'score': {
+      const goats = (e.score / 1000).toFixed(2);
+      return t('evalScore', { score: `${e.score >= 0 ? '+' : ''}${goats}` });
+    }
+  }
+}
+
+/**
+ * Where a value comes from, in words.
+ * @param {'rules' | 'tablebase' | 'search'} source
+ */
+export function sourceText(source) {
+  return t(/** @type {StringKey} */ (`source_${source}`));
+}

@@ -1,0 +1,187 @@
+// The page's views of games in Chromium against the real server: the move
+// list stepped through during a live game, a finished game's page with its
+// permalink and review, my games, the notations, the analysis board and the
+// learn page.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, plies, point, playByMouse, link, seriousViolations, screenshot, text } from './harness.mjs';
+
+/** A short game to a finish when the tigers need only three goats: each goat is placed where a tiger takes it. */
+const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * Asserts that a page logged no error and threw nothing.
+ * @param {{problems: string[]}} p
+ * @param {RegExp} [expected] errors this test causes on purpose
+ */
+function clean(p, expected) {
+  assert.deepEqual(
+    p.problems.filter((m) => !(expected && expected.test(m))),
+    [],
+  );
+}
+
+/**
+ * A friend table with both seats taken, in two contexts.
+ * @param {{goatsToWin?: number, clipboard?: boolean}} [o]
+ */
+async function friends(o = {}) {
+  const host = await newPage(browser, { clipboard: o.clipboard });
+  await createTable(host.page, server.url, { opponent: 'friend', side: 'goats', goatsToWin: o.goatsToWin });
+  const guest = await newPage(browser);
+  await guest.page.goto(await link(host.page, 'opponent'));
+  await waitPlies(guest.page);
+  const table = decodeURIComponent(new URL(host.page.url()).pathname.split('/')[2]);
+  return { host, guest, table };
+}
+
+/**
+ * Plays `actions` in turn, the goats on `goats`, the tigers on `tigers`.
+ * @param {import('playwright-core').Page} goats
+ * @param {import('playwright-core').Page} tigers
+ * @param {string[]} actions
+ * @param {number} [from] plies already played
+ */
+async function playOut(goats, tigers, actions, from = 0) {
+  for (const [i, action] of actions.entries()) {
+    const ply = from + i;
+    await playByMouse(ply % 2 === 0 ? goats : tigers, action);
+    await waitPlies(goats, ply + 1);
+    await waitPlies(tigers, ply + 1);
+  }
+}
+
+/**
+ * The position drawn on a board, as the points' names say it.
+ * @param {import('playwright-core').Page} page
+ * @param {string} [scope] a selector around the board
+ */
+async function drawn(page, scope = '#board') {
+  return page.$$eval(`${scope} .point-button`, (els) =>
+    els
+      .map((e) => e.getAttribute('aria-label') || '')
+      .filter((l) => /, (tiger|goat)/.test(l))
+      .map((l) => l.split(',').slice(0, 2).join(''))
+      .sort(),
+  );
+}
+
+test('the move list steps back through a live game while it goes on', async () => {
+  const { host, guest } = await friends();
+  await playOut(host.page, guest.page, ['c3', 'a1-b2', 'd4']);
+  // The tigers' player looks back at the first ply.
+  const first = guest.page.getByRole('button', { name: 'Ply 1: c3' });
+  await first.click();
+  assert.equal(await first.getAttribute('aria-current'), 'step');
+  assert.deepEqual(await drawn(guest.page), ['a1 tiger', 'a5 tiger', 'c3 goat', 'e1 tiger', 'e5 tiger']);
+  assert.match(await text(guest.page, '.browse'), /ply 1 of 3/);
+  assert.equal(await guest.page.locator('.board-root.playable').count(), 0, 'browsing never plays');
+  // The keys step through the plies; the board's own keys are left alone.
+  await guest.page.keyboard.press('ArrowRight');
+  assert.deepEqual(await drawn(guest.page), ['a5 tiger', 'b2 tiger', 'c3 goat', 'e1 tiger', 'e5 tiger']);
+  await guest.page.keyboard.press('Home');
+  assert.deepEqual(await drawn(guest.page), ['a1 tiger', 'a5 tiger', 'e1 tiger', 'e5 tiger']);
+  assert.equal(await text(guest.page, '.ply-status'), 'Ply 0 of 3');
+  // The goats' player browses while the tigers play on: the move arrives,
+  // the board stays where it was.
+  await host.page.getByRole('button', { name: 'Ply 2: a1-b2' }).click();
+  await guest.page.getByRole('button', { name: 'Back to the live position' }).click();
+  await playByMouse(guest.page, 'e5-e4');
+  await waitPlies(host.page, 4);
+  assert.match(await text(host.page, '.browse'), /ply 2 of 4/);
+  assert.deepEqual(await drawn(host.page), ['a5 tiger', 'b2 tiger', 'c3 goat', 'e1 tiger', 'e5 tiger']);
+  assert.equal(await host.page.locator('.board-root.playable').count(), 0);
+  await host.page.getByRole('button', { name: 'Back to the live position' }).click();
+  await playByMouse(host.page, 'e3');
+  await waitPlies(guest.page, 5);
+  assert.deepEqual(await plies(guest.page), ['c3', 'a1-b2', 'd4', 'e5-e4', 'e3']);
+  assert.deepEqual(await seriousViolations(guest.page), []);
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
+
+test('a finished game has a page of its own: review, marks, arrow, keys and a permalink without a token', async () => {
+  const { host, guest, table } = await friends({ goatsToWin: 3, clipboard: true });
+  await playOut(host.page, guest.page, THREE_GOAT_WIN);
+  // The result screen offers the review.
+  await host.page.locator('#review-game').click();
+  await host.page.waitForURL(`${server.url}/t/${table}/games/1`);
+  const page = host.page;
+  await page.locator('#eval-graph').waitFor();
+  // One point per ply on the graph, and the graph as a table.
+  assert.equal(await page.locator('#eval-graph .eval-point').count(), THREE_GOAT_WIN.length);
+  assert.equal(await page.locator('.graph-text tbody tr').count(), THREE_GOAT_WIN.length);
+  assert.equal(await page.locator('#eval-graph').getAttribute('role'), 'img');
+  // The last placement hangs the third goat: a blunder by any measure.
+  const d4 = page.getByRole('button', { name: 'Ply 5: d4, blunder' });
+  assert.equal(await d4.count(), 1);
+  assert.equal(await page.locator('.moves .ply.blunder').count(), 1);
+  assert.match(await text(page, '#turning'), /^Ply 5: d4 by the Goats turned .* into a certain loss\.$/);
+  assert.equal(await text(page, '#review-summary tr[data-side="goats"] td:last-child'), '1');
+  assert.equal(await text(page, '#review-summary tr[data-side="tigers"] td:last-child'), '0');
+  // Stepping through by keyboard: the engine's choice is drawn as an arrow.
+  await d4.focus();
+  await page.keyboard.press('Home');
+  assert.equal(await text(page, '.ply-status'), 'Ply 0 of 6');
+  assert.equal(await page.locator('#board .arrow.best').count(), 1);
+  for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await text(page, '.ply-status'), 'Ply 4 of 6');
+  assert.equal(await text(page, '#counter-eaten'), '2/3');
+  assert.match(await text(page, '#review-comment'), /The engine’s choice for the Goats here: (\S+) \(the arrow\)/);
+  const best = (await text(page, '#review-comment')).match(/here: (\S+) \(/)?.[1];
+  assert.equal(await page.locator(`#board .arrow.best[data-action="${best}"]`).count(), 1);
+  await page.keyboard.press('ArrowRight');
+  assert.match(await text(page, '#review-comment'), /Ply 5: the Goats played d4: .* A blunder/);
+  await page.keyboard.press('End');
+  assert.equal(await text(page, '.ply-status'), 'Ply 6 of 6');
+  assert.equal(await page.locator('#board .arrow').count(), 0, 'no arrow once the game is over');
+  await page.getByRole('button', { name: 'Ply 4: c3xa3' }).click();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'review');
+  assert.deepEqual(await seriousViolations(page), []);
+
+  // "Share this game": the permalink carries no seat, invitation or token.
+  const permalink = await page.locator('#permalink').inputValue();
+  assert.equal(permalink, `${server.url}/t/${table}/games/1`);
+  await page.locator('#share-game').click();
+  await page.getByText('Copied').waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), permalink);
+  // A fresh context (another person, nothing stored) sees the same game.
+  const stranger = await newPage(browser);
+  await stranger.page.goto(permalink);
+  await stranger.page.locator('#eval-graph').waitFor();
+  assert.deepEqual(await plies(stranger.page), THREE_GOAT_WIN);
+  assert.match(await text(stranger.page, '#headline'), /Tigers win, 3 goats eaten/);
+  assert.equal(await stranger.page.locator('.links input:not(#permalink)').count(), 0);
+  const stored = await stranger.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('baghchal.seat.')));
+  assert.deepEqual(stored, []);
+  clean(stranger);
+  await stranger.context.close();
+  // No such game: a clear page.
+  const lost = await newPage(browser);
+  await lost.page.goto(`${server.url}/t/${table}/games/9`);
+  await lost.page.getByRole('heading', { name: 'There is no such game' }).waitFor();
+  clean(lost, /404/);
+  await lost.context.close();
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
