@@ -37,7 +37,6 @@ const en = {
   creating: 'Creating…',
   howToPlay: 'Click a gold point to place a goat. To move, select one of your pieces, then a gold destination. Arrow keys move between points; Enter or Space activates a point.',
   resumeHeading: 'Your tables in this browser',
-  resume: 'Return to table {table}',
 
   // Table
   boardLabel: 'Board',
@@ -243,6 +242,22 @@ const en = {
   source_tablebase: 'tablebase',
   source_search: 'search',
   turnedInto: 'Ply {n}: {action} by the {side} turned {before} ({source}) into a certain {to}.',
+
+  // My games
+  moreLabel: 'More',
+  learnLink: 'Learn the game and the house rules',
+  analysisLink: 'Analysis board',
+  resumeTable: 'Return to the table: {what}',
+  resumeUnknown: 'Return to a table of yours',
+  myGamesHeading: 'My games',
+  myGamesEmpty: 'The games you play or watch in this browser will be listed here.',
+  clearGames: 'Clear my games',
+  inProgress: 'in progress',
+  vsFriend: 'with a friend',
+  vsComputer: 'against the computer (level {level})',
+  vsBots: 'the computer against itself (level {level})',
+  youPlayed: 'you played {side}',
+  youWatched: 'you watched',
 };
 
 /** @type {Record<keyof typeof en, string>} */
@@ -279,7 +294,6 @@ const ne = {
   creating: 'बनाउँदै…',
   howToPlay: 'बाख्रा राख्न सुनौलो बिन्दु थिच्नुहोस्। चाल्न, आफ्नो गोटी छानेर सुनौलो बिन्दु थिच्नुहोस्। तीर कुञ्जीले बिन्दुहरूमा सारिन्छ; Enter वा Space ले बिन्दु थिच्छ।',
   resumeHeading: 'यो ब्राउजरका तपाईंका टेबल',
-  resume: 'टेबल {table} मा फर्कनुहोस्',
 
   boardLabel: 'पाटी',
   you: 'तपाईं',
@@ -478,6 +492,21 @@ const ne = {
   source_tablebase: 'तालिका',
   source_search: 'खोज',
   turnedInto: 'आधा चाल {n}: {side} को {action} ले {before} ({source}) लाई निश्चित {to} मा बदल्यो।',
+
+  moreLabel: 'थप',
+  learnLink: 'खेल र घरका नियम सिक्नुहोस्',
+  analysisLink: 'विश्लेषण बोर्ड',
+  resumeTable: 'टेबलमा फर्कनुहोस्: {what}',
+  resumeUnknown: 'आफ्नो टेबलमा फर्कनुहोस्',
+  myGamesHeading: 'मेरा खेल',
+  myGamesEmpty: 'यो ब्राउजरमा तपाईंले खेलेका वा हेरेका खेल यहाँ देखिनेछन्।',
+  clearGames: 'मेरा खेल मेटाउनुहोस्',
+  inProgress: 'चलिरहेको',
+  vsFriend: 'साथीसँग',
+  vsComputer: 'कम्प्युटरसँग (स्तर {level})',
+  vsBots: 'कम्प्युटर आफैँसँग (स्तर {level})',
+  youPlayed: 'तपाईं {side}',
+  youWatched: 'तपाईंले हेर्नुभयो',
 };
 
 /** @typedef {keyof typeof en} StringKey */

@@ -9,7 +9,7 @@ import { positions, startPosition } from './replay.js';
 import { describeAction, resultText, rulesText } from './words.js';
 import { t, num } from './i18n.js';
 import { h, mainElement, announce, other, sideName } from './dom.js';
-import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints } from './storage.js';
+import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import { apply, initial, mySide, mode } from './state.js';
 
@@ -150,6 +150,7 @@ export class TableView {
     const before = this.s;
     this.dispatch(msg);
     const s = this.s;
+    if ((msg.type === 'snapshot' || msg.type === 'event') && s !== before) this.remember();
     switch (msg.type) {
       case 'welcome': {
         if (msg.secret) {
@@ -206,6 +207,23 @@ export class TableView {
       case 'pong':
         break;
     }
+  }
+
+  /** Keeps this game in "my games". */
+  remember() {
+    const { game: g, info, role } = this.s;
+    if (!g || !info || !role) return;
+    rememberGame({
+      table: this.table,
+      game: g.game,
+      role,
+      side: this.mySide(),
+      opponent: info.opponent,
+      level: info.level,
+      result: g.result,
+      goats_to_win: g.goats_to_win,
+      ply_limit: g.ply_limit,
+    });
   }
 
   // ------------------------------------------------------------ derived

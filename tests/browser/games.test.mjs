@@ -185,3 +185,37 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
     await p.context.close();
   }
 });
+
+test('my games lists each game by opponent, side, date and result, survives a refresh and can be cleared', async () => {
+  const p = await newPage(browser);
+  const { page } = p;
+  await createTable(page, server.url, { opponent: 'computer', side: 'goats', level: 400 });
+  const table = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+  await playByMouse(page, 'c3');
+  await waitPlies(page, 2);
+  await page.locator('#resign').click();
+  await page.locator('#resign-yes').click();
+  await page.waitForFunction(() => /You lost/.test(document.getElementById('headline')?.textContent || ''));
+  await page.goto(`${server.url}/`);
+  await page.reload();
+  const entry = page.locator('#my-games li');
+  assert.equal(await entry.count(), 1);
+  const words = await entry.textContent();
+  const today = new Date().toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  assert.equal(words, `${today} · against the computer (level 400) · you played Goats · Game 1 · You lost: Tigers win, Goats resigned`);
+  assert.ok(!(words || '').includes(table), 'a table is shown by what a person recognises, not by its id');
+  // The table, too, is offered by its opponent and date, not its id.
+  assert.match(await text(page, '.resume'), /Return to the table: .* against the computer \(level 400\)/);
+  assert.ok(!(await text(page, '.resume')).includes(table));
+  await entry.getByRole('link').click();
+  await page.waitForURL(`${server.url}/t/${table}/games/1`);
+  await page.locator('#review').waitFor();
+  await page.goBack();
+  await page.locator('#clear-games').click();
+  assert.equal(await page.locator('#my-games li').count(), 0);
+  await page.reload();
+  assert.equal(await page.locator('#my-games li').count(), 0);
+  assert.deepEqual(await seriousViolations(page), []);
+  clean(p);
+  await p.context.close();
+});
