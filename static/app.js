@@ -1,6 +1,7 @@
 // The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
-// `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review. Each view lives in its own module and fills
+// `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
+// `/learn` the rules. Each view lives in its own module and fills
 // `<main>`; the board component (board.js) is the one place that draws a
 // board.
 
@@ -9,6 +10,7 @@ import { savedLang, saveLang } from './storage.js';
 import { HomeView } from './home.js';
 import { TableView } from './table.js';
 import { GameView } from './game.js';
+import { LearnView } from './learn.js';
 
 /** @typedef {import('./i18n.js').Lang} Lang */
 
@@ -31,6 +33,7 @@ function route() {
   const game = path.match(/^\/t\/([^/]+)\/games\/([0-9]{1,9})\/?$/);
   if (table) view = new TableView(decodeURIComponent(table[1]), navigate);
   else if (game) view = new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
+  else if (path === '/learn') view = new LearnView(navigate);
   else view = new HomeView(navigate);
   view.render();
 }
@@ -42,7 +45,10 @@ function navigate(path) {
 }
 
 window.addEventListener('popstate', route);
-window.addEventListener('hashchange', route);
+// Only a table's address carries something in its fragment (the capability).
+window.addEventListener('hashchange', () => {
+  if (/^\/t\/[^/]+\/?$/.test(location.pathname)) route();
+});
 
 /** @param {Lang} l */
 function applyLang(l) {

@@ -342,7 +342,7 @@ export class TableView {
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
-          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules),
+          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules, h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') }))),
           h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           this.moveList.root,

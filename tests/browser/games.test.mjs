@@ -219,3 +219,40 @@ test('my games lists each game by opponent, side, date and result, survives a re
   clean(p);
   await p.context.close();
 });
+
+test('the learn page teaches the rules in English and Nepali with diagrams drawn by the board', async () => {
+  const p = await newPage(browser);
+  const { page } = p;
+  await page.goto(`${server.url}/`);
+  await page.locator('#learn-link').click();
+  await page.waitForURL(`${server.url}/learn`);
+  await page.getByRole('heading', { name: 'Learn Bagh-Chal' }).waitFor();
+  for (const heading of ['The board', 'Placing the goats', 'Steps and jumps', 'Moving the goats', 'How each side wins', 'This site’s house rules', 'Variants', 'Starting a table']) {
+    assert.equal(await page.getByRole('heading', { name: heading, exact: true }).count(), 1, heading);
+  }
+  assert.match(await text(page, '#learn-house'), /not offered: its point is not gold/);
+  assert.match(await text(page, '#learn-house'), /400 half moves/);
+  // The diagrams are the board component's, as pictures with names.
+  assert.equal(await page.locator('.learn .board-root.diagram svg[role="img"]').count(), 5);
+  assert.equal(await page.locator('.learn .point-button').count(), 0);
+  assert.equal(await page.locator('#learn-jumps .arrow[data-action="a1xc3"]').count(), 1);
+  assert.equal(await page.locator('#learn-board .piece.tiger').count(), 4);
+  await page.getByRole('link', { name: 'Steps and jumps' }).click();
+  assert.equal(new URL(page.url()).pathname, '/learn');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'learn');
+  assert.deepEqual(await seriousViolations(page), []);
+  // The same page in Nepali.
+  await page.locator('#lang').click();
+  await page.getByRole('heading', { name: 'बाघचाल सिक्नुहोस्' }).waitFor();
+  assert.equal(await page.locator('html').getAttribute('lang'), 'ne');
+  assert.match(await text(page, '#learn-winning'), /बाख्रा जित्छन्/);
+  assert.equal(await page.locator('.learn .board-root.diagram').count(), 5);
+  assert.deepEqual(await seriousViolations(page), []);
+  await page.locator('#lang').click();
+  // The table view links to it too.
+  await createTable(page, server.url, { opponent: 'computer', side: 'goats', level: 400 });
+  assert.equal(await page.locator('#learn-link').getAttribute('href'), '/learn');
+  clean(p);
+  await p.context.close();
+});
