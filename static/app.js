@@ -1,7 +1,7 @@
 // The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
 // `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
-// `/learn` the rules. Each view lives in its own module and fills
+// `/analysis` the analysis board, `/learn` the rules. Each view lives in its own module and fills
 // `<main>`; the board component (board.js) is the one place that draws a
 // board.
 
@@ -11,6 +11,7 @@ import { HomeView } from './home.js';
 import { TableView } from './table.js';
 import { GameView } from './game.js';
 import { LearnView } from './learn.js';
+import { AnalysisView } from './analysis.js';
 
 /** @typedef {import('./i18n.js').Lang} Lang */
 
@@ -34,6 +35,7 @@ function route() {
   if (table) view = new TableView(decodeURIComponent(table[1]), navigate);
   else if (game) view = new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
   else if (path === '/learn') view = new LearnView(navigate);
+  else if (path === '/analysis') view = new AnalysisView(navigate);
   else view = new HomeView(navigate);
   view.render();
 }

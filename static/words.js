@@ -78,9 +78,9 @@ export function goatsToWin(v) {
 export function evaluationText(e) {
   switch (e.kind) {
     case 'win':
-      return t('evalWin', { n: e.plies });
+      return e.plies === 0 ? t('evalWon') : t(e.plies === 1 ? 'evalWinOne' : 'evalWin', { n: e.plies });
     case 'loss':
-      return t('evalLoss', { n: e.plies });
+      return e.plies === 0 ? t('evalLost') : t(e.plies === 1 ? 'evalLossOne' : 'evalLoss', { n: e.plies });
     case 'draw':
       return t('evalDraw');
     case 'score': {

@@ -256,3 +256,114 @@ test('the learn page teaches the rules in English and Nepali with diagrams drawn
   clean(p);
   await p.context.close();
 });
+
+/**
+ * Why a test of an endpoint that another part of the server brings cannot
+ * run yet: the endpoint answers 404 or 405 (not routed); otherwise null.
+ * @param {string} path
+ * @param {RequestInit} [init]
+ */
+async function notServed(path, init) {
+  const res = await fetch(`${server.url}${path}`, init);
+  await res.arrayBuffer();
+  return res.status === 404 || res.status === 405 ? `${init?.method || 'GET'} ${path.replace(/\/api\/tables\/[^/]+/, '/api/tables/{table}')} answers ${res.status}: this server does not serve it yet` : null;
+}
+
+/** The movement-phase position of the protocol's analysis fixture: the goats to move, four eaten. */
+const ENDGAME = 'T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99';
+
+test('the analysis board plays either side from position text with the value of every legal action', async (t) => {
+  const skip = await notServed('/api/analysis', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (skip) {
+    t.skip(skip);
+    return;
+  }
+  const p = await newPage(browser);
+  const { page } = p;
+  await page.goto(`${server.url}/`);
+  await page.locator('#analysis-link').click();
+  await page.waitForURL(`${server.url}/analysis`);
+  // The start: the goats place, every empty point is legal.
+  await page.locator('.value-list li').first().waitFor();
+  assert.equal(await page.locator('.value-list li').count(), 21);
+  assert.match(await text(page, '#headline'), /Goats to move · placement/);
+  // From position text: the goats to move in the movement phase.
+  await page.locator('#position-text').fill(ENDGAME);
+  await page.locator('#load-position').click();
+  await page.waitForFunction((want) => /** @type {HTMLInputElement} */ (document.getElementById('current-position')).value === want, ENDGAME);
+  const answer = await (await fetch(`${server.url}/api/analysis`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ start: ENDGAME }) })).json();
+  assert.deepEqual(
+    await page.$$eval('.value-list li', (els) => els.map((e) => /** @type {HTMLElement} */ (e).dataset.action)),
+    answer.legal.map((/** @type {{action: string}} */ v) => v.action),
+  );
+  assert.equal(await page.locator(`#board .arrow.best[data-action="${answer.best}"]`).count(), 1);
+  // The goats step c3-c2 on the board; now the tigers have the move and a win in one.
+  await playByMouse(page, 'c3-c2');
+  await page.locator('.value-list li[data-action="a1xc1"]').waitFor();
+  assert.match(await text(page, '.value-list li[data-action="a1xc1"]'), /a win in 1 ply/);
+  assert.match(await text(page, '#headline'), /Tigers to move · movement/);
+  await screenshot(page, 'analysis');
+  assert.deepEqual(await seriousViolations(page), []);
+  // The tigers take it from the values list: the game is over.
+  await page.getByRole('button', { name: /^Play a1xc1/ }).click();
+  await page.getByText('The game is over.').waitFor();
+  assert.match(await text(page, '#headline'), /Tigers win, 5 goats eaten/);
+  assert.deepEqual(await plies(page), ['c3-c2', 'a1xc1']);
+  // Back one ply and another action: the line branches there.
+  await page.getByRole('button', { name: 'Ply 1: c3-c2' }).click();
+  await page.getByRole('button', { name: /^Play a5-b5/ }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.moves .ply').length === 2 && document.querySelector('.moves .ply[data-ply="2"]')?.getAttribute('data-action') === 'a5-b5');
+  // Text that is not a position is refused with the server's reason.
+  await page.locator('#position-text').fill('T...T/GGGGG g');
+  await page.locator('#load-position').click();
+  await page.locator('.analysis-status.error').waitFor();
+  clean(p, /422/);
+  await p.context.close();
+});
+
+test('each notation of a finished game is exported from its page and pasted back into the analysis board', async (t) => {
+  const { host, guest, table } = await friends({ goatsToWin: 3, clipboard: true });
+  await playOut(host.page, guest.page, THREE_GOAT_WIN);
+  const skip =
+    (await notServed(`/api/tables/${table}/games/1/notation/record`)) ||
+    (await notServed('/api/analysis', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+  if (skip) {
+    for (const p of [host, guest]) await p.context.close();
+    t.skip(skip);
+    return;
+  }
+  const page = host.page;
+  await page.goto(`${server.url}/t/${table}/games/1`);
+  for (const format of ['record', 'pypi', 'obx']) {
+    // Download: the link is the notation endpoint, as text.
+    const href = await page.locator(`.notation li[data-format="${format}"] a[download]`).getAttribute('href');
+    const res = await fetch(`${server.url}${href}`);
+    assert.equal(res.status, 200, format);
+    assert.match(res.headers.get('content-type') || '', /^text\/plain/);
+    const exported = await res.text();
+    // Copy: the same text on the clipboard.
+    await page.locator(`.copy-notation[data-format="${format}"]`).click();
+    await page.waitForFunction(() => /Copied as/.test(document.getElementById('notation-status')?.textContent || ''));
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied, exported, format);
+    // Paste: the analysis board replays the same actions.
+    const board = await newPage(browser);
+    await board.page.goto(`${server.url}/analysis`);
+    await board.page.locator('.value-list li').first().waitFor();
+    await board.page.locator('#pasted-game').fill(copied);
+    await board.page.locator('#paste-format').selectOption(format);
+    await board.page.locator('#load-game').click();
+    await board.page.waitForFunction((n) => document.querySelectorAll('.moves .ply').length === n, THREE_GOAT_WIN.length);
+    assert.deepEqual(await plies(board.page), THREE_GOAT_WIN, format);
+    clean(board);
+    await board.context.close();
+  }
+  // The game page opens the game on the analysis board too.
+  await page.locator('#open-analysis').click();
+  await page.waitForFunction((n) => document.querySelectorAll('.moves .ply').length === n, THREE_GOAT_WIN.length);
+  assert.deepEqual(await plies(page), THREE_GOAT_WIN);
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
