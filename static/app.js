@@ -16,8 +16,9 @@ import { AnalysisView } from './analysis.js';
 /** @typedef {import('./i18n.js').Lang} Lang */
 
 /**
- * What every view offers the router.
- * @typedef {{destroy(): void, render(): void}} View
+ * What every view offers the router; `takeFocus`, where a view has it,
+ * places the focus on its first sensible control once it is drawn.
+ * @typedef {{destroy(): void, render(): void, takeFocus?(): void}} View
  */
 
 const langButton = /** @type {HTMLButtonElement} */ (document.getElementById('lang'));
@@ -25,8 +26,12 @@ const langButton = /** @type {HTMLButtonElement} */ (document.getElementById('la
 /** @type {View | null} */
 let view = null;
 
-/** The view for the current address. */
-function route() {
+/**
+ * The view for the current address.
+ * @param {boolean} [moved] the page moved here by itself: the element that
+ *   held the focus is gone, so the new view places it
+ */
+function route(moved = false) {
   view?.destroy();
   view = null;
   const path = location.pathname;
@@ -38,15 +43,18 @@ function route() {
   else if (path === '/analysis') view = new AnalysisView(navigate);
   else view = new HomeView(navigate);
   view.render();
+  if (!moved) return;
+  if (view.takeFocus) view.takeFocus();
+  else if (!document.activeElement || document.activeElement === document.body) document.getElementById('main')?.focus();
 }
 
 /** @param {string} path */
 function navigate(path) {
   history.pushState(null, '', path);
-  route();
+  route(true);
 }
 
-window.addEventListener('popstate', route);
+window.addEventListener('popstate', () => route());
 // Only a table's address carries something in its fragment (the capability).
 window.addEventListener('hashchange', () => {
   if (/^\/t\/[^/]+\/?$/.test(location.pathname)) route();

@@ -11,10 +11,12 @@ import { t } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const FILES = ['a', 'b', 'c', 'd', 'e'];
-/** Board units between two neighbouring points, and the margin. */
+/** Board units between two neighbouring points, and from an edge point to the edge of the drawing. */
 const STEP = 120;
-const MARGIN = 60;
+const MARGIN = 92;
 const SIZE = 2 * MARGIN + 4 * STEP;
+/** The frame's inset: the band outside it holds the coordinates, clear of the pieces (drawn 80 units wide). */
+const FRAME = 36;
 /** Milliseconds one step of a move takes to animate. */
 const MOVE_MS = 260;
 
@@ -217,7 +219,7 @@ export class Board {
       svg('svg', this.interactive ? { viewBox: `0 0 ${SIZE} ${SIZE}`, 'aria-hidden': 'true', focusable: 'false' } : { viewBox: `0 0 ${SIZE} ${SIZE}`, role: 'img', 'aria-label': this.label })
     );
     ensureSymbols();
-    const frame = svg('rect', { x: 14, y: 14, width: SIZE - 28, height: SIZE - 28, rx: 18, class: 'board-frame' });
+    const frame = svg('rect', { x: FRAME, y: FRAME, width: SIZE - 2 * FRAME, height: SIZE - 2 * FRAME, rx: 18, class: 'board-frame' });
     s.append(frame);
     const g = svg('g', { class: 'lines' });
     for (const [a, b] of lines()) {
@@ -226,15 +228,16 @@ export class Board {
       g.append(svg('line', { x1: p.x, y1: p.y, x2: q.x, y2: q.y }));
     }
     s.append(g);
-    // Coordinates along the bottom and the left edge, to read the move list by.
+    // Coordinates along the bottom and the left edge, outside the frame, to
+    // read the move list by (notation: Latin letters and digits in every language).
     const labels = svg('g', { class: 'coords' });
     FILES.forEach((f, i) => {
-      const label = svg('text', { x: MARGIN + i * STEP, y: SIZE - 21, 'text-anchor': 'middle' });
+      const label = svg('text', { x: MARGIN + i * STEP, y: SIZE - 10, 'text-anchor': 'middle' });
       label.textContent = f;
       labels.append(label);
     });
     for (let r = 1; r <= 5; r++) {
-      const label = svg('text', { x: 22, y: MARGIN + (5 - r) * STEP + 6, 'text-anchor': 'middle' });
+      const label = svg('text', { x: FRAME / 2, y: MARGIN + (5 - r) * STEP + 6, 'text-anchor': 'middle' });
       label.textContent = String(r);
       labels.append(label);
     }
@@ -677,9 +680,19 @@ export class Board {
       const { x, y } = coords(selected);
       this.markLayer.append(svg('circle', { cx: x, cy: y, r: 15, class: 'gold-point' }));
     }
-    for (const sq of dests.keys()) {
+    /** @type {Set<string>} the goats the shown jumps would take */
+    const prey = new Set();
+    for (const [sq, d] of dests) {
       const { x, y } = coords(sq);
-      this.markLayer.append(svg('circle', { cx: x, cy: y, r: 15, class: this.view.mode === 'watch' ? 'gold-point hint' : 'gold-point' }));
+      const kind = d.kind === 'jump' ? 'jump-point' : 'gold-point';
+      this.markLayer.append(svg('circle', { cx: x, cy: y, r: d.kind === 'jump' ? 17 : 15, class: this.view.mode === 'watch' ? `${kind} hint` : kind, 'data-square': sq }));
+      if (d.kind === 'jump' && selected) prey.add(between(selected, sq));
+    }
+    for (const sq of prey) {
+      const { x, y } = coords(sq);
+      const mark = svg('g', { class: 'capture-mark', 'data-square': sq });
+      mark.append(svg('circle', { cx: x, cy: y, r: 42 }), svg('line', { x1: x - 22, y1: y - 22, x2: x + 22, y2: y + 22 }), svg('line', { x1: x - 22, y1: y + 22, x2: x + 22, y2: y - 22 }));
+      this.markLayer.append(mark);
     }
     if (this.view.mode === 'play' && this.path.length === 0) {
       for (const sq of movable) {
@@ -700,6 +713,8 @@ export class Board {
         parts.push(t('stopHere'));
       } else if (this.path.length === 0 && movable.has(sq)) {
         parts.push(t('canMove'));
+      } else if (prey.has(sq)) {
+        parts.push(t('wouldBeEaten'));
       }
       b.setAttribute('aria-label', parts.join(', '));
       b.classList.toggle('dest', Boolean(d) && this.view.mode === 'play');

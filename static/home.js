@@ -1,7 +1,7 @@
 // The home view: the form that creates a table, and the tables this
 // browser holds a seat at.
 
-import { t, num, lang } from './i18n.js';
+import { t, num, parseNum, lang } from './i18n.js';
 import { h, mainElement, localPath } from './dom.js';
 import { saveSeat, storedTables, myGames, forgetGames } from './storage.js';
 import { resultText } from './words.js';
@@ -87,12 +87,9 @@ export class HomeView {
         h('label', { for: 'ply-limit', text: t('plyLimitLabel') }),
         h('input', {
           id: 'ply-limit',
-          type: 'number',
-          min: 2,
-          max: 1000,
-          step: 1,
-          value: String(v.ply_limit || 400),
-          oninput: (e) => (v.ply_limit = Number(/** @type {HTMLInputElement} */ (e.target).value) || 400),
+          ...NUMBER_FIELD,
+          value: num(v.ply_limit || 400),
+          oninput: (e) => (v.ply_limit = parseNum(/** @type {HTMLInputElement} */ (e.target).value) || 400),
         }),
         h(
           'label',
@@ -119,7 +116,9 @@ export class HomeView {
         h('legend', { text: t('opponentLegend') }),
         radio('opponent', 'friend', t('opponentFriend'), f.opponent === 'friend', () => this.set({ opponent: 'friend' })),
         radio('opponent', 'computer', t('opponentComputer'), f.opponent === 'computer', () => this.set({ opponent: 'computer' })),
-        radio('opponent', 'bots', t('opponentBots'), bots, () => this.set({ opponent: 'bots', spectators: Math.max(1, f.spectators || 0) })),
+        // A bots table is only watched: its creator takes a seat of the
+        // gallery, so it keeps more than one.
+        radio('opponent', 'bots', t('opponentBots'), bots, () => this.set({ opponent: 'bots', spectators: (f.spectators || 0) < 2 ? BOTS_SPECTATORS : f.spectators })),
       ),
       h(
         'fieldset',
@@ -158,21 +157,20 @@ export class HomeView {
         h('label', { for: 'spectators', text: t('spectatorsLabel') }),
         h('input', {
           id: 'spectators',
-          type: 'number',
-          min: bots ? 1 : 0,
-          max: 12,
-          step: 1,
-          value: String(f.spectators || 0),
+          ...NUMBER_FIELD,
+          value: num(f.spectators || 0),
           'aria-describedby': 'spectators-hint',
-          oninput: (e) => (f.spectators = Math.min(12, Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)))),
+          oninput: (e) => (f.spectators = Math.min(12, Math.max(bots ? 2 : 0, parseNum(/** @type {HTMLInputElement} */ (e.target).value) || 0))),
         }),
         h('p', { class: 'hint', id: 'spectators-hint', text: t('spectatorsHint') }),
       ),
       options,
       this.error ? h('p', { class: 'error', role: 'alert', text: this.error }) : null,
-      h('button', { type: 'submit', class: 'primary', disabled: this.busy, text: this.busy ? t('creating') : t('create') }),
+      // Busy, the button stays focusable (aria-disabled) and a second press does nothing.
+      h('button', { type: 'submit', id: 'create', class: 'primary', 'aria-disabled': this.busy ? 'true' : 'false', text: this.busy ? t('creating') : t('create') }),
     );
 
+    const again = focusKey(document.activeElement);
     mainElement().replaceChildren(
       h(
         'section',
@@ -190,6 +188,9 @@ export class HomeView {
         this.renderMyGames(),
       ),
     );
+    // A redraw (an opponent chosen with the arrow keys, the form sent)
+    // leaves the focus where it was.
+    if (again) /** @type {HTMLElement | null} */ (mainElement().querySelector(again))?.focus();
   }
 
   /**
@@ -293,6 +294,25 @@ export class HomeView {
   }
 }
 
+/** The spectator seats a bots table keeps by default: its creator and three more. */
+const BOTS_SPECTATORS = 4;
+
+/**
+ * A whole number typed in the page's digits (Devanagari in Nepali), which
+ * `type="number"` cannot show; read back by `parseNum`.
+ */
+const NUMBER_FIELD = { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false', class: 'number' };
+
+/**
+ * A selector that finds the same control after a redraw.
+ * @param {Element | null} el
+ * @returns {string | null}
+ */
+function focusKey(el) {
+  if (!(el instanceof HTMLElement) || el === document.body) return null;
+  if (el instanceof HTMLInputElement && el.type === 'radio') return `input[name="${el.name}"][value="${el.value}"]`;
+  return el.id ? `#${CSS.escape(el.id)}` : null;
+}
 
 /**
  * A game as a person recognises it: the date, the opponent, the side.

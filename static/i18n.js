@@ -100,6 +100,12 @@ const en = {
   rematchAsked: 'Rematch asked; waiting for your opponent.',
   rematchOfferedToYou: 'Your opponent asks for a rematch.',
   newTable: 'New table',
+  leaveLabel: 'Leave the table',
+  newTableConfirm: 'Leave this game for a new table?',
+  newTableConfirmText: 'This browser forgets its seat here, and the game goes on without you.',
+  newTableYes: 'Yes, leave',
+  newTableNo: 'Stay at this table',
+  wouldBeEaten: 'would be eaten',
   links: 'Links',
   linksPrivate: 'Invitation links are private: anyone who has one takes its seat. Send each only to the person it is for.',
   opponentLink: 'Opponent link',
@@ -349,7 +355,7 @@ const ne = {
   plyLimitLabel: 'बराबरी हुनुअघिका आधा चाल',
   create: 'टेबल बनाउनुहोस्',
   creating: 'बनाउँदै…',
-  howToPlay: 'बाख्रा राख्न सुनौलो बिन्दु थिच्नुहोस्। चाल्न, आफ्नो गोटी छानेर सुनौलो बिन्दु थिच्नुहोस्। तीर कुञ्जीले बिन्दुहरूमा सारिन्छ; Enter वा Space ले बिन्दु थिच्छ।',
+  howToPlay: 'बाख्रा राख्न सुनौलो बिन्दु थिच्नुहोस्। चाल्न, आफ्नो गोटी छानेर सुनौलो बिन्दु थिच्नुहोस्। तीर कुञ्जीले बिन्दुहरूमा सारिन्छ; इन्टर (Enter) वा स्पेस (Space) कुञ्जीले बिन्दु थिच्छ।',
   resumeHeading: 'यो ब्राउजरका तपाईंका टेबल',
 
   boardLabel: 'पाटी',
@@ -413,6 +419,12 @@ const ne = {
   rematchAsked: 'फेरि खेल माग्नुभयो; प्रतिद्वन्द्वीको पर्खाइ।',
   rematchOfferedToYou: 'प्रतिद्वन्द्वी फेरि खेल्न चाहनुहुन्छ।',
   newTable: 'नयाँ टेबल',
+  leaveLabel: 'टेबल छोड्नुहोस्',
+  newTableConfirm: 'यो खेल छोडेर नयाँ टेबल बनाउने?',
+  newTableConfirmText: 'यो ब्राउजरले यहाँको सिट बिर्सन्छ, र खेल तपाईंबिना चलिरहन्छ।',
+  newTableYes: 'हो, छोड्छु',
+  newTableNo: 'यहीँ बस्छु',
+  wouldBeEaten: 'खाइनेछ',
   links: 'लिङ्कहरू',
   linksPrivate: 'निम्तो लिङ्क गोप्य हुन्: लिङ्क पाउने जो कोहीले त्यसको सिट लिन्छ। जसका लागि हो उसैलाई मात्र पठाउनुहोस्।',
   opponentLink: 'प्रतिद्वन्द्वी लिङ्क',
@@ -648,6 +660,29 @@ const NEPALI_DIGITS = '०१२३४५६७८९';
 export function num(n) {
   const s = String(n);
   return current === 'ne' ? s.replace(/[0-9]/g, (d) => NEPALI_DIGITS[Number(d)]) : s;
+}
+
+/**
+ * A number typed in either script's digits (`१२` or `12`); `NaN` if the
+ * text is not a whole number.
+ * @param {string} text
+ */
+export function parseNum(text) {
+  const latin = text.trim().replace(/[०-९]/g, (d) => String(NEPALI_DIGITS.indexOf(d)));
+  return /^[0-9]+$/.test(latin) ? Number(latin) : NaN;
+}
+
+/**
+ * Sentences joined as the language writes them: each ends with its full
+ * stop, "." in English and the danda "।" in Nepali.
+ * @param {string[]} parts
+ */
+export function sentences(parts) {
+  const stop = current === 'ne' ? '।' : '.';
+  return parts
+    .filter((p) => p)
+    .map((p) => `${p.replace(/[.।]\s*$/, '')}${stop}`)
+    .join(' ');
 }
 
 /**

@@ -43,6 +43,8 @@ export const FATAL = /** @type {const} */ (['unknown_table', 'invalid_token', 's
  * @property {Presence | null} presence
  * @property {string | null} pending the id of the action awaiting its answer
  * @property {string | null} pendingAction that action, resent with the same id after a reconnect
+ * @property {boolean} locked an action was sent and no state has come since: the
+ *   board waits for the next state (an acknowledgement alone does not free it)
  */
 
 /**
@@ -63,6 +65,7 @@ export function initial(hasToken) {
     presence: null,
     pending: null,
     pendingAction: null,
+    locked: false,
   };
 }
 
@@ -77,26 +80,28 @@ export function apply(state, msg) {
     case 'welcome':
       return { ...state, conn: 'online', role: msg.role, player: msg.player ?? null, info: msg.table };
     case 'snapshot':
-      return { ...state, version: msg.version, moves: msg.moves, game: msg.state };
+      return { ...state, version: msg.version, moves: msg.moves, game: msg.state, locked: false };
     case 'event': {
       // A replayed event the snapshot already holds.
       if (state.version !== null && msg.version <= state.version) return state;
       let moves = state.moves;
       if (msg.event.kind === 'played') moves = [...moves, msg.event.action];
       if (msg.event.kind === 'rematch_started') moves = [];
-      return { ...state, version: msg.version, moves, game: msg.state, pending: null, pendingAction: null };
+      return { ...state, version: msg.version, moves, game: msg.state, pending: null, pendingAction: null, locked: false };
     }
     case 'presence': {
       const { type: _type, ...presence } = msg;
       return { ...state, presence };
     }
     case 'ack':
+      // Stored, and not to be sent again; but the board stays locked until
+      // the state that follows it.
       return state.pending === msg.id ? { ...state, pending: null, pendingAction: null } : state;
     case 'error': {
       const code = msg.code;
       const fatal = FATAL.find((c) => c === code);
       if (fatal) return { ...state, fatal };
-      if (msg.id !== undefined && msg.id === state.pending) return { ...state, pending: null, pendingAction: null };
+      if (msg.id !== undefined && msg.id === state.pending) return { ...state, pending: null, pendingAction: null, locked: false };
       return state;
     }
     case 'pong':
@@ -108,7 +113,7 @@ export function apply(state, msg) {
     case 'retry':
       return { ...state, fatal: null };
     case 'sent':
-      return { ...state, pending: msg.id, pendingAction: msg.action };
+      return { ...state, pending: msg.id, pendingAction: msg.action, locked: true };
   }
 }
 
@@ -131,6 +136,6 @@ export function mySide(state) {
 export function mode(state) {
   if (state.role !== 'player') return 'watch';
   const g = state.game;
-  if (!g || g.result || state.conn !== 'online' || state.pending) return 'wait';
+  if (!g || g.result || state.conn !== 'online' || state.pending || state.locked) return 'wait';
   return g.side_to_move === mySide(state) ? 'play' : 'wait';
 }

@@ -7,7 +7,7 @@ import { Board } from './board.js';
 import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
 import { describeAction, resultText, rulesText } from './words.js';
-import { t, num } from './i18n.js';
+import { t, num, sentences } from './i18n.js';
 import { h, mainElement, announce, other, sideName } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
@@ -36,6 +36,7 @@ import { apply, initial, mySide, mode } from './state.js';
  * @property {HTMLElement} tally
  * @property {HTMLElement} rules
  * @property {HTMLElement} controls
+ * @property {HTMLElement} leave "New table", apart from the game's buttons
  * @property {HTMLElement} browse
  * @property {HTMLElement | null} links
  * @property {HTMLElement | null} watch
@@ -79,6 +80,10 @@ export class TableView {
     /** @type {TableState} */
     this.s = initial(Boolean(this.token));
     this.confirmResign = false;
+    /** Whether "New table" is asking for confirmation. */
+    this.confirmLeave = false;
+    /** Whether to place the focus once the table is drawn. */
+    this.wantFocus = false;
     this.hints = hintsOn();
     this.actionCounter = 0;
     /** @type {Record<string, string>} copy-button feedback, by link kind */
@@ -290,7 +295,7 @@ export class TableView {
     if (placed) parts.push(t('announceAllPlaced'));
     if (s.result && !hadResult) parts.push(this.resultText(s));
     else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurn'));
-    announce(parts.join('. '));
+    announce(sentences(parts));
   }
 
   announceTurn() {
@@ -327,6 +332,7 @@ export class TableView {
       tally: h('p', { class: 'tally' }),
       rules: h('p', { class: 'rules', text: this.rulesText() }),
       controls: h('div', { class: 'controls' }),
+      leave: h('div', { class: 'leave' }),
       browse: h('div', { class: 'browse', hidden: true }),
       links: this.renderLinks(),
       watch: this.s.role === 'spectator' ? this.renderWatch() : null,
@@ -346,6 +352,7 @@ export class TableView {
           h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           this.moveList.root,
+          h('section', { class: 'card leave-card', 'aria-label': t('leaveLabel') }, e.leave),
         ),
       ),
     );
@@ -424,7 +431,7 @@ export class TableView {
             'div',
             { class: 'link-field' },
             input,
-            h('button', { type: 'button', 'aria-label': t(copyLabel), text: t('copy'), onclick: () => this.copy(kind, String(link), input, status) }),
+            h('button', { type: 'button', id: `copy-${kind}-link`, 'aria-label': t(copyLabel), text: t('copy'), onclick: () => this.copy(kind, String(link), input, status) }),
           ),
           status,
         );
@@ -553,7 +560,10 @@ export class TableView {
     e.seats.replaceChildren(
       ...(['goats', 'tigers']).map((side) => {
         const sd = /** @type {Side} */ (side);
-        const seat = p ? p[sd] : null;
+        // Presence names each seat by the side it held when it was sent; a
+        // rematch swaps the sides, so each seat is found by its player.
+        const holder = s.host_side === sd ? 'host' : 'guest';
+        const seat = p ? ([p.goats, p.tigers].find((v) => v.player === holder) ?? p[sd]) : null;
         const you = mine === sd;
         let who = sideName(sd);
         if (you) who += ` (${t('you')})`;
@@ -586,6 +596,7 @@ export class TableView {
     this.updateControls();
 
     this.moveList.update(this.s.moves, this.cursor);
+    this.placeFocus();
   }
 
   /**
@@ -715,19 +726,106 @@ export class TableView {
     if (mine && friend && this.s.presence && !this.s.presence[other(mine)].connected && s.ply === 0 && s.game === 1) {
       out.push(h('p', { class: 'offer', text: t('waitingForOpponent') }));
     }
-    out.push(
-      h('button', {
-        type: 'button',
-        id: 'new-table',
-        text: t('newTable'),
-        onclick: () => {
-          if (this.s.role === 'player') forgetSeat(this.table);
-          this.navigate('/');
-        },
-      }),
-    );
     e.controls.replaceChildren(...out);
+    if (focusedId) this.refocus(focusedId, e.controls);
+    this.updateLeave();
+  }
+
+  /**
+   * Puts the focus back on the control of that id after the controls were
+   * redrawn; when it is gone (a rematch began, an offer was answered), on
+   * the board while a game is on, else on the first control.
+   * @param {string} id
+   * @param {HTMLElement} within
+   */
+  refocus(id, within) {
+    const again = document.getElementById(id);
+    if (again && !(again instanceof HTMLButtonElement && again.disabled)) {
+      again.focus();
+      return;
+    }
+    const g = this.s.game;
+    if (g && !g.result && this.s.role === 'player') this.board?.focus();
+    else /** @type {HTMLElement | null} */ (within.querySelector('button:not([disabled]), a[href]'))?.focus();
+  }
+
+  /**
+   * "New table", apart from the game's buttons: in the middle of a game a
+   * player is asked first, since leaving forgets the seat.
+   */
+  updateLeave() {
+    const e = this.el;
+    const g = this.s.game;
+    if (!e || !g) return;
+    const focusedId = document.activeElement instanceof HTMLElement && e.leave.contains(document.activeElement) ? document.activeElement.id : null;
+    const midGame = this.s.role === 'player' && !g.result;
+    if (!midGame) this.confirmLeave = false;
+    const leave = () => {
+      if (this.s.role === 'player') forgetSeat(this.table);
+      this.navigate('/');
+    };
+    if (this.confirmLeave) {
+      e.leave.replaceChildren(
+        h(
+          'div',
+          { class: 'confirm', role: 'group', 'aria-labelledby': 'new-table-question' },
+          h('p', { id: 'new-table-question', text: t('newTableConfirm') }),
+          h('p', { class: 'hint', text: t('newTableConfirmText') }),
+          h('button', { type: 'button', id: 'new-table-yes', class: 'danger', text: t('newTableYes'), onclick: leave }),
+          h('button', {
+            type: 'button',
+            id: 'new-table-no',
+            text: t('newTableNo'),
+            onclick: () => {
+              this.confirmLeave = false;
+              this.updateLeave();
+              document.getElementById('new-table')?.focus();
+            },
+          }),
+        ),
+      );
+    } else {
+      e.leave.replaceChildren(
+        h('button', {
+          type: 'button',
+          id: 'new-table',
+          text: t('newTable'),
+          onclick: () => {
+            if (!midGame) {
+              leave();
+              return;
+            }
+            this.confirmLeave = true;
+            this.updateLeave();
+            document.getElementById('new-table-no')?.focus();
+          },
+        }),
+      );
+    }
     if (focusedId) document.getElementById(focusedId)?.focus();
+  }
+
+  /**
+   * Where the focus goes once the table is drawn after the page moved here
+   * by itself (a table created, a link followed within the page): the
+   * opponent link while the friend has not come, the board for a player,
+   * the hints switch for a spectator.
+   */
+  placeFocus() {
+    if (!this.wantFocus || !this.el || !this.s.game) return;
+    this.wantFocus = false;
+    const p = this.s.presence;
+    const mine = this.mySide();
+    const copy = document.getElementById('copy-opponent-link');
+    if (copy && mine && (!p || !p[other(mine)].connected) && this.s.game.ply === 0 && this.s.game.game === 1) copy.focus();
+    else if (this.s.role === 'spectator') document.getElementById('hints')?.focus();
+    else this.board?.focus();
+  }
+
+  /** Asks for the focus once the table is drawn (see `placeFocus`). */
+  takeFocus() {
+    this.wantFocus = true;
+    this.placeFocus();
   }
 }
 

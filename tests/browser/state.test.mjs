@@ -73,7 +73,7 @@ test('a rematch empties the move list and swaps the sides', () => {
   assert.equal(mySide(s), 'tigers');
 });
 
-test('an action awaiting its answer blocks the board until the ack or the event', () => {
+test('an action locks the board until the next state, even once it is acknowledged', () => {
   let s = run(initial(true), fixture('server.welcome.claimed'), fixture('server.snapshot'));
   // The guest holds the tigers, whose turn it is.
   assert.equal(mode(s), 'play');
@@ -81,7 +81,18 @@ test('an action awaiting its answer blocks the board until the ack or the event'
   assert.equal(mode(s), 'wait');
   assert.equal(s.pendingAction, 'a1-b2');
   assert.equal(run(s, { type: 'ack', id: '8' }).pending, '7', 'an ack of another id leaves it pending');
-  assert.equal(run(s, fixture('server.ack')).pending, null);
+  // The ack comes before the event: the action is stored, not to be sent
+  // again, but the state still says it is the tigers' turn.
+  const acked = run(s, fixture('server.ack'));
+  assert.equal(acked.pending, null);
+  assert.equal(mode(acked), 'wait');
+  // The next state frees it: a snapshot after a reconnect, or the event.
+  const next = run(acked, fixture('server.snapshot'));
+  assert.equal(next.locked, false);
+  assert.equal(mode(next), 'play');
+  const played = run(initial(true), fixture('server.welcome.claimed'), { type: 'sent', id: '7', action: 'a1-b2' }, fixture('server.ack'));
+  assert.equal(mode(played), 'wait');
+  assert.equal(mode(run(played, fixture('server.event.played'))), 'play');
   // A refusal of that action frees the board again.
   const refused = run(s, fixture('server.error.illegal_action'));
   assert.equal(refused.pending, null);
