@@ -1,5 +1,6 @@
 // What this browser keeps between visits, in localStorage: the seat held at
-// each table, the language, the spectator's hints switch, and "my games".
+// each table, the language, the spectator's hints switch, the sound switch
+// and "my games".
 // Every access survives a browser that refuses storage (private mode).
 
 /** @typedef {import('./wire.js').Player} Player */
@@ -16,6 +17,7 @@
 const SEAT_PREFIX = 'baghchal.seat.';
 const LANG_KEY = 'baghchal.lang';
 const HINTS_KEY = 'baghchal.hints';
+const SOUND_KEY = 'baghchal.sound';
 
 /**
  * @param {string} key
@@ -103,6 +105,16 @@ export function hintsOn() {
 /** @param {boolean} on */
 export function saveHints(on) {
   write(HINTS_KEY, on ? 'on' : 'off');
+}
+
+/** Whether the page plays its sounds (on unless turned off). */
+export function soundOn() {
+  return read(SOUND_KEY) !== 'off';
+}
+
+/** @param {boolean} on */
+export function saveSound(on) {
+  write(SOUND_KEY, on ? 'on' : 'off');
 }
 
 const GAMES_KEY = 'baghchal.games';

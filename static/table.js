@@ -11,6 +11,7 @@ import { t, num, sentences } from './i18n.js';
 import { h, mainElement, announce, other, sideName } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
+import * as sound from './sound.js';
 import { apply, initial, mySide, mode } from './state.js';
 
 /** @typedef {import('./wire.js').Side} Side */
@@ -192,6 +193,7 @@ export class TableView {
         this.confirmResign = false;
         this.update(msg.event.kind === 'played');
         this.announceEvent(msg.event, msg.state, hadResult, wasPlacing && msg.state.phase === 'movement');
+        sound.play(this.soundsFor(msg.event, msg.state, hadResult));
         break;
       }
       case 'presence':
@@ -298,6 +300,23 @@ export class TableView {
     announce(sentences(parts));
   }
 
+  /**
+   * What an event sounds like: the action (a capture apart), then the end
+   * of the game or the viewer's turn.
+   * @param {TableEvent} event
+   * @param {GameState} s
+   * @param {boolean} hadResult
+   * @returns {import('./sound.js').SoundKind[]}
+   */
+  soundsFor(event, s, hadResult) {
+    /** @type {import('./sound.js').SoundKind[]} */
+    const out = [];
+    if (event.kind === 'played') out.push(event.action.includes('x') ? 'capture' : 'move');
+    if (s.result && !hadResult) out.push('end');
+    else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) out.push('turn');
+    return out;
+  }
+
   announceTurn() {
     const s = this.s.game;
     if (!s) return;
@@ -348,7 +367,18 @@ export class TableView {
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
-          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules, h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') }))),
+          h(
+            'section',
+            { class: 'card' },
+            h('h2', { class: 'visually-hidden', text: t('status') }),
+            e.counters,
+            e.seats,
+            e.spectators,
+            e.tally,
+            e.rules,
+            h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') })),
+            this.renderSoundSwitch(),
+          ),
           h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           this.moveList.root,
@@ -460,6 +490,21 @@ export class TableView {
       delete this.copyState[kind];
       status.textContent = '';
     }, 4000);
+  }
+
+  /** The sound switch, kept in this browser. */
+  renderSoundSwitch() {
+    return h(
+      'label',
+      { class: 'check sound-switch' },
+      h('input', {
+        type: 'checkbox',
+        id: 'sound',
+        checked: sound.enabled(),
+        onchange: (e) => sound.setEnabled(/** @type {HTMLInputElement} */ (e.target).checked),
+      }),
+      h('span', { text: t('soundSwitch') }),
+    );
   }
 
   renderWatch() {
