@@ -6,6 +6,7 @@ import { h, mainElement, localPath } from './dom.js';
 import { saveSeat, storedTables, myGames, forgetGames } from './storage.js';
 import { resultText } from './words.js';
 import { sideName } from './dom.js';
+import { TIME_CONTROLS, describeClock } from './clock.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').CreateTable} CreateTable */
@@ -23,6 +24,8 @@ export class HomeView {
       spectators: 1,
       variant: { first: 'goats', multi_jump: false, three_tigers: false, repetition: 'forbid', ply_limit: 400 },
     };
+    /** The time control chosen, a value of `TIME_CONTROLS`. */
+    this.clockChoice = 'none';
     this.optionsOpen = false;
     /** @type {string | null} */
     this.error = null;
@@ -126,6 +129,17 @@ export class HomeView {
         h('legend', { text: t('sideLegend') }),
         radio('side', 'goats', t('sideGoatsFirst'), f.side === 'goats', () => (f.side = 'goats')),
         radio('side', 'tigers', t('sideTigers'), f.side === 'tigers', () => (f.side = 'tigers')),
+      ),
+      h(
+        'div',
+        { class: 'field', hidden: bots },
+        h('label', { for: 'clock', text: t('clockLabel') }),
+        h(
+          'select',
+          { id: 'clock', 'aria-describedby': 'clock-hint', onchange: (e) => (this.clockChoice = /** @type {HTMLSelectElement} */ (e.target).value) },
+          ...TIME_CONTROLS.map((c) => h('option', { value: c.value, text: describeClock(c.clock), selected: c.value === this.clockChoice })),
+        ),
+        h('p', { class: 'hint', id: 'clock-hint', text: t('clockHint') }),
       ),
       h(
         'div',
@@ -262,6 +276,9 @@ export class HomeView {
     /** @type {CreateTable} */
     const body = { ...this.form };
     if (body.opponent === 'friend') delete body.level;
+    const clock = TIME_CONTROLS.find((c) => c.value === this.clockChoice)?.clock;
+    // Left out without a clock, as the server takes no clock by default.
+    if (clock && body.opponent !== 'bots') body.clock = clock;
     this.busy = true;
     this.error = null;
     this.render();

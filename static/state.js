@@ -45,6 +45,9 @@ export const FATAL = /** @type {const} */ (['unknown_table', 'invalid_token', 's
  * @property {string | null} pendingAction that action, resent with the same id after a reconnect
  * @property {boolean} locked an action was sent and no state has come since: the
  *   board waits for the next state (an acknowledgement alone does not free it)
+ * @property {number} clockSkew the server's clock minus the page's, in ms, when
+ *   the last state with a clock came (its `now` against the page's time then)
+ * @property {number} absentSkew the same for the last presence naming an absent side
  */
 
 /**
@@ -66,32 +69,52 @@ export function initial(hasToken) {
     pending: null,
     pendingAction: null,
     locked: false,
+    clockSkew: 0,
+    absentSkew: 0,
   };
+}
+
+/**
+ * The server's clock minus the page's, from a time the server sent and the
+ * page's time when it came; the old value if the time does not parse.
+ * @param {string} now
+ * @param {number} at
+ * @param {number} old
+ */
+function skew(now, at, old) {
+  const server = Date.parse(now);
+  return Number.isFinite(server) ? server - at : old;
 }
 
 /**
  * The next state.
  * @param {TableState} state
  * @param {ServerMessage | LocalEvent} msg
+ * @param {number} [at] the page's time when the message came (ms since the
+ *   epoch), against which the server's times in it are read
  * @returns {TableState}
  */
-export function apply(state, msg) {
+export function apply(state, msg, at = 0) {
   switch (msg.type) {
     case 'welcome':
       return { ...state, conn: 'online', role: msg.role, player: msg.player ?? null, info: msg.table };
-    case 'snapshot':
-      return { ...state, version: msg.version, moves: msg.moves, game: msg.state, locked: false };
+    case 'snapshot': {
+      const clockSkew = msg.state.clock ? skew(msg.state.clock.now, at, state.clockSkew) : state.clockSkew;
+      return { ...state, version: msg.version, moves: msg.moves, game: msg.state, locked: false, clockSkew };
+    }
     case 'event': {
       // A replayed event the snapshot already holds.
       if (state.version !== null && msg.version <= state.version) return state;
       let moves = state.moves;
       if (msg.event.kind === 'played') moves = [...moves, msg.event.action];
       if (msg.event.kind === 'rematch_started') moves = [];
-      return { ...state, version: msg.version, moves, game: msg.state, pending: null, pendingAction: null, locked: false };
+      const clockSkew = msg.state.clock ? skew(msg.state.clock.now, at, state.clockSkew) : state.clockSkew;
+      return { ...state, version: msg.version, moves, game: msg.state, pending: null, pendingAction: null, locked: false, clockSkew };
     }
     case 'presence': {
       const { type: _type, ...presence } = msg;
-      return { ...state, presence };
+      const absentSkew = presence.absent ? skew(presence.absent.now, at, state.absentSkew) : state.absentSkew;
+      return { ...state, presence, absentSkew };
     }
     case 'ack':
       // Stored, and not to be sent again; but the board stays locked until
@@ -138,4 +161,51 @@ export function mode(state) {
   const g = state.game;
   if (!g || g.result || state.conn !== 'online' || state.pending || state.locked) return 'wait';
   return g.side_to_move === mySide(state) ? 'play' : 'wait';
+}
+
+/**
+ * Milliseconds left on a side's clock at the page's time `now`: the time
+ * the state gave it, less what has run since its turn started (read on the
+ * server's clock); `null` without a clock.
+ * @param {TableState} state
+ * @param {Side} side
+ * @param {number} now the page's time, ms since the epoch
+ * @returns {number | null}
+ */
+export function timeLeft(state, side, now) {
+  const clock = state.game?.clock;
+  if (!clock) return null;
+  const base = side === 'goats' ? clock.goats_ms : clock.tigers_ms;
+  if (clock.running !== side || !clock.turn_started_at || state.game?.result) return Math.max(0, base);
+  const started = Date.parse(clock.turn_started_at);
+  if (!Number.isFinite(started)) return Math.max(0, base);
+  return Math.max(0, base - (now + state.clockSkew - started));
+}
+
+/**
+ * The absent side while a game is in progress, with the milliseconds until
+ * the present player may claim (0 once they may), at the page's time `now`.
+ * @param {TableState} state
+ * @param {number} now
+ * @returns {{side: Side, claimableIn: number} | null}
+ */
+export function absence(state, now) {
+  const a = state.presence?.absent;
+  const g = state.game;
+  if (!a || !g || g.result) return null;
+  const at = Date.parse(a.claimable_at);
+  const claimableIn = Number.isFinite(at) ? Math.max(0, at - (now + state.absentSkew)) : 0;
+  return { side: a.side, claimableIn };
+}
+
+/**
+ * Whether the viewer may claim now: a player of the game in progress whose
+ * opponent is absent past the grace period.
+ * @param {TableState} state
+ * @param {number} now
+ */
+export function mayClaim(state, now) {
+  const a = absence(state, now);
+  const mine = mySide(state);
+  return Boolean(a && mine && a.side !== mine && a.claimableIn === 0);
 }

@@ -12,7 +12,8 @@ import { h, mainElement, announce, other, sideName } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import * as sound from './sound.js';
-import { apply, initial, mySide, mode } from './state.js';
+import { apply, initial, mySide, mode, timeLeft, absence } from './state.js';
+import { formatClock, formatCountdown, isLow } from './clock.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').GameState} GameState */
@@ -29,6 +30,9 @@ import { apply, initial, mySide, mode } from './state.js';
  * @typedef {object} TableElements
  * @property {import('./wire.js').Role | null} role the role the view was built for
  * @property {HTMLElement} banner
+ * @property {HTMLElement} absent the absent opponent's banner, with its countdown and the claims
+ * @property {HTMLElement} clocks
+ * @property {Record<Side, HTMLElement>} clock each side's clock
  * @property {HTMLElement} headline
  * @property {HTMLElement} counters
  * @property {HTMLElement} pile
@@ -85,6 +89,12 @@ export class TableView {
     this.confirmLeave = false;
     /** Whether to place the focus once the table is drawn. */
     this.wantFocus = false;
+    /** @type {number | undefined} the timer that moves the clocks and the countdown on */
+    this.ticker = undefined;
+    /** @type {string | null} the absence (by its start) the player chose to keep waiting through */
+    this.keptWaiting = null;
+    /** @type {string} what the absent banner shows, to redraw it only when that changes */
+    this.absentShown = '';
     this.hints = hintsOn();
     this.actionCounter = 0;
     /** @type {Record<string, string>} copy-button feedback, by link kind */
@@ -128,6 +138,8 @@ export class TableView {
   }
 
   destroy() {
+    window.clearInterval(this.ticker);
+    this.ticker = undefined;
     document.title = t('title');
     this.socket.stop();
     this.board?.destroy();
@@ -139,7 +151,7 @@ export class TableView {
    * @param {ServerMessage | LocalEvent} msg
    */
   dispatch(msg) {
-    this.s = apply(this.s, msg);
+    this.s = apply(this.s, msg, Date.now());
   }
 
   /** @param {ClientMessage} msg */
@@ -196,7 +208,16 @@ export class TableView {
         sound.play(this.soundsFor(msg.event, msg.state, hadResult));
         break;
       }
-      case 'presence':
+      case 'presence': {
+        const now = Date.now();
+        const mine = this.mySide();
+        const was = absence(before, now);
+        const is = absence(s, now);
+        if (mine && is && is.side !== mine && !was) announce(t('announceAbsent'));
+        else if (mine && was && was.side !== mine && !is) announce(t('announceReturned'));
+        this.update();
+        break;
+      }
       case 'ack':
         this.update();
         break;
@@ -288,6 +309,21 @@ export class TableView {
       case 'rematch_offered':
         parts.push(t('announceRematchOffered', { side: sideName(event.side) }));
         break;
+      case 'flagged':
+        parts.push(t('announceFlagged', { side: sideName(event.side) }));
+        break;
+      case 'claimed':
+        parts.push(t(event.result === 'win' ? 'announceClaimedWin' : 'announceClaimedDraw', { side: sideName(event.side) }));
+        break;
+      case 'aborted':
+        parts.push(t('announceAborted', { side: sideName(event.side) }));
+        break;
+      case 'rematch_declined':
+        parts.push(t('announceRematchDeclined', { side: sideName(event.side) }));
+        break;
+      case 'rematch_withdrawn':
+        parts.push(t('announceRematchWithdrawn', { side: sideName(event.side) }));
+        break;
       case 'rematch_started': {
         const mine = this.mySide();
         parts.push(mine ? t('announceRematchStarted', { n: event.game, side: sideName(mine) }) : t('announceRematchStartedNeutral', { n: event.game }));
@@ -343,6 +379,12 @@ export class TableView {
     this.el = {
       role: this.s.role,
       banner: h('p', { class: 'banner', role: 'status' }),
+      absent: h('section', { class: 'absent-banner', id: 'absent', hidden: true, 'aria-labelledby': 'absent-text' }),
+      clocks: h('div', { class: 'clocks', role: 'group', 'aria-label': t('clocksLabel'), hidden: true }),
+      clock: {
+        goats: h('div', { class: 'clock goats', id: 'clock-goats', role: 'timer' }),
+        tigers: h('div', { class: 'clock tigers', id: 'clock-tigers', role: 'timer' }),
+      },
       headline: h('p', { class: 'headline', id: 'headline' }),
       counters: h('dl', { class: 'counters' }),
       pile: h('div', { class: 'pile', role: 'img' }),
@@ -357,12 +399,15 @@ export class TableView {
       watch: this.s.role === 'spectator' ? this.renderWatch() : null,
     };
     const e = this.el;
+    e.clocks.replaceChildren(e.clock.goats, e.clock.tigers);
+    this.absentShown = '';
     mainElement().replaceChildren(
       h(
         'div',
         { class: 'table' },
         e.banner,
-        h('div', { class: 'board-column', id: 'board' }, e.headline, e.browse, this.boardRoot, e.pile),
+        e.absent,
+        h('div', { class: 'board-column', id: 'board' }, e.headline, e.clocks, e.browse, this.boardRoot, e.pile),
         h(
           'aside',
           { class: 'panel', 'aria-label': t('status') },
@@ -641,7 +686,137 @@ export class TableView {
     this.updateControls();
 
     this.moveList.update(this.s.moves, this.cursor);
+    this.tick();
     this.placeFocus();
+  }
+
+  /**
+   * Moves the clocks and the absent opponent's countdown on, and keeps a
+   * timer going (ten times a second) while either runs.
+   */
+  tick() {
+    const now = Date.now();
+    const running = this.updateClocks(now);
+    const counting = this.updateAbsent(now);
+    if ((running || counting) && this.ticker === undefined) this.ticker = window.setInterval(() => this.tick(), 100);
+    else if (!running && !counting && this.ticker !== undefined) {
+      window.clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  /**
+   * Both clocks, the running one counting down from the turn's start.
+   * @param {number} now the page's time
+   * @returns {boolean} whether a clock runs
+   */
+  updateClocks(now) {
+    const e = this.el;
+    const g = this.s.game;
+    if (!e) return false;
+    const clock = g?.clock;
+    e.clocks.hidden = !clock;
+    if (!g || !clock) return false;
+    const mine = this.mySide();
+    for (const side of /** @type {Side[]} */ (['goats', 'tigers'])) {
+      const ms = /** @type {number} */ (timeLeft(this.s, side, now));
+      const el = e.clock[side];
+      const runs = clock.running === side && !g.result;
+      const low = isLow(this.s.info?.clock, ms);
+      const name = mine === side ? `${sideName(side)} (${t('you')})` : sideName(side);
+      const time = formatClock(ms);
+      const state = [runs ? t('clockRunning') : '', low ? t('clockLow') : ''].filter(Boolean).join(', ');
+      const label = state ? `${name}: ${time}, ${state}` : `${name}: ${time}`;
+      if (el.dataset.label === label) continue;
+      el.dataset.label = label;
+      el.classList.toggle('running', runs);
+      el.classList.toggle('low', low);
+      el.replaceChildren(
+        h('span', { class: 'clock-side', text: name }),
+        h('span', { class: 'clock-time', text: time }),
+        h('span', { class: 'visually-hidden', text: state ? `, ${state}` : '' }),
+      );
+    }
+    return Boolean(clock.running) && !g.result;
+  }
+
+  /**
+   * The banner of an absent opponent: who left, the countdown to when the
+   * present player may claim, then the claims and "keep waiting".
+   * @param {number} now the page's time
+   * @returns {boolean} whether the countdown runs
+   */
+  updateAbsent(now) {
+    const e = this.el;
+    if (!e) return false;
+    const a = absence(this.s, now);
+    const mine = this.mySide();
+    if (!a || (mine && a.side === mine)) {
+      if (this.absentShown) {
+        const had = e.absent.contains(document.activeElement);
+        e.absent.replaceChildren();
+        e.absent.hidden = true;
+        this.absentShown = '';
+        if (had) this.board?.focus();
+      }
+      return false;
+    }
+    const since = this.s.presence?.absent?.since || '';
+    const claimable = a.claimableIn === 0;
+    const waiting = claimable && this.keptWaiting === since;
+    const shape = `${a.side}|${since}|${claimable}|${waiting}|${Boolean(mine)}|${this.s.conn}`;
+    const countdown = formatCountdown(a.claimableIn);
+    /** @type {string} */
+    let message;
+    if (!mine) message = claimable ? t('absentWatchClaimable', { side: sideName(a.side) }) : t('absentWatch', { side: sideName(a.side), time: countdown });
+    else if (!claimable) message = `${t('absentOpponent', { side: sideName(a.side) })} ${t('absentCountdown', { time: countdown })}`;
+    else message = `${t('absentOpponent', { side: sideName(a.side) })} ${waiting ? t('absentWaiting') : t('absentClaimable')}`;
+    if (shape === this.absentShown) {
+      const text = document.getElementById('absent-text');
+      if (text && text.textContent !== message) text.textContent = message;
+      return !claimable;
+    }
+    const focusedId = document.activeElement instanceof HTMLElement && e.absent.contains(document.activeElement) ? document.activeElement.id : null;
+    const before = this.absentShown;
+    this.absentShown = shape;
+    e.absent.hidden = false;
+    /** @type {Node[]} */
+    const buttons = [];
+    if (mine && claimable) {
+      const off = this.s.conn !== 'online';
+      buttons.push(
+        h('button', { type: 'button', id: 'claim-victory', class: 'primary', text: t('claimVictory'), disabled: off, onclick: () => this.command('claim_victory') }),
+        h('button', { type: 'button', id: 'claim-draw', text: t('claimDraw'), disabled: off, onclick: () => this.command('claim_draw') }),
+      );
+      if (!waiting) {
+        buttons.push(
+          h('button', {
+            type: 'button',
+            id: 'keep-waiting',
+            text: t('keepWaiting'),
+            onclick: () => {
+              this.keptWaiting = since;
+              this.updateAbsent(Date.now());
+              document.getElementById('claim-victory')?.focus();
+            },
+          }),
+        );
+      }
+      // Said once, when the grace period ends.
+      if (!before.includes(`|${since}|true|`)) announce(t('absentClaimable'));
+    }
+    e.absent.replaceChildren(h('p', { id: 'absent-text', text: message }), ...(buttons.length ? [h('div', { class: 'absent-actions' }, ...buttons)] : []));
+    if (focusedId) document.getElementById(focusedId)?.focus();
+    return !claimable;
+  }
+
+  /**
+   * Sends a command with an id, acknowledged once stored.
+   * @param {'claim_victory' | 'claim_draw' | 'abort' | 'decline_rematch'} type
+   */
+  command(type) {
+    this.actionCounter += 1;
+    this.send({ type, id: `${Date.now().toString(36)}-${this.actionCounter}` });
   }
 
   /**
@@ -735,6 +910,12 @@ export class TableView {
           document.getElementById('resign-no')?.focus();
         }));
       }
+      if (s.abortable) {
+        // Before both sides have moved: called off, no result. At a table
+        // whose guest never came, that cancels the table.
+        const cancel = friend && this.s.player === 'host' && s.game === 1 && s.ply === 0 && this.s.presence !== null && !this.s.presence[other(mine)].connected;
+        out.push(button('abort', cancel ? t('cancelTable') : t('abortGame'), () => this.command('abort')), h('p', { class: 'hint', text: t('abortHint') }));
+      }
       if (friend) {
         if (s.draw_offer === mine) out.push(h('p', { class: 'offer', text: t('drawOffered') }));
         else if (s.draw_offer) {
@@ -750,7 +931,11 @@ export class TableView {
     if (mine && s.result) {
       if (s.rematch_offer === mine) out.push(h('p', { class: 'offer', text: t('rematchAsked') }));
       else if (s.rematch_offer) {
-        out.push(h('p', { class: 'offer', text: t('rematchOfferedToYou') }), button('rematch', t('rematchAccept'), () => this.send({ type: 'rematch' }), 'primary'));
+        out.push(
+          h('p', { class: 'offer', text: t('rematchOfferedToYou') }),
+          button('rematch', t('rematchAccept'), () => this.send({ type: 'rematch' }), 'primary'),
+          button('decline-rematch', t('declineRematch'), () => this.command('decline_rematch')),
+        );
       } else out.push(button('rematch', t('rematch'), () => this.send({ type: 'rematch' }), 'primary'));
     }
     if (s.result) {

@@ -20,6 +20,13 @@
  */
 
 /**
+ * A table's time control: an initial time and an increment per action, in
+ * seconds (initial 5..=10800, increment 0..=180), or a correspondence pace
+ * of 1 to 3 days per action.
+ * @typedef {{initial: number, increment: number} | {days_per_action: number}} ClockOption
+ */
+
+/**
  * `POST /api/tables` body.
  * @typedef {object} CreateTable
  * @property {Opponent} opponent
@@ -27,6 +34,7 @@
  * @property {number} [level]
  * @property {number} [spectators]
  * @property {Variant} [variant]
+ * @property {ClockOption | null} [clock] left out or `null`: no clock
  */
 
 /**
@@ -53,7 +61,8 @@
  * way once the command is stored.
  * @typedef {{type: 'hello', table: string, token: string, since?: number}
  *   | {type: 'action', id: string, action: string}
- *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw' | 'rematch', id?: string}
+ *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw' | 'rematch' | 'decline_rematch'
+ *       | 'claim_victory' | 'claim_draw' | 'abort', id?: string}
  *   | {type: 'ping'}} ClientMessage
  */
 
@@ -158,16 +167,28 @@
  */
 
 /**
+ * The side whose player has no socket open in a game in progress, and from
+ * when the present player may claim (RFC 3339 times; `now` is the server's
+ * time when it was sent).
+ * @typedef {object} Absence
+ * @property {Side} side
+ * @property {string} since
+ * @property {string} claimable_at
+ * @property {string} now
+ */
+
+/**
  * @typedef {object} Presence
  * @property {SeatView} goats
  * @property {SeatView} tigers
  * @property {number} spectators
  * @property {number} spectator_seats
+ * @property {Absence | null} [absent]
  */
 
 /**
  * @typedef {'capture_target' | 'tigers_trapped' | 'goats_blocked' | 'ply_limit'
- *   | 'threefold' | 'resignation' | 'agreement'} ResultReason
+ *   | 'threefold' | 'resignation' | 'agreement' | 'timeout' | 'abandoned' | 'aborted'} ResultReason
  */
 
 /**
@@ -181,6 +202,19 @@
  * @property {number} host
  * @property {number} guest
  * @property {number} draws
+ */
+
+/**
+ * The clocks of a game: each side's time left at the start of the turn (on
+ * a correspondence pace, the time left for the current action and the
+ * other side's full allowance), which side's time runs, since when, and
+ * the server's time when this state was sent (RFC 3339, with ms).
+ * @typedef {object} GameClock
+ * @property {number} goats_ms
+ * @property {number} tigers_ms
+ * @property {Side | null} running
+ * @property {string | null} turn_started_at
+ * @property {string} now
  */
 
 /**
@@ -203,6 +237,8 @@
  * @property {Side | null} rematch_offer
  * @property {Side} host_side
  * @property {Tally} tally
+ * @property {GameClock | null} [clock] `null`: no clock
+ * @property {boolean} [abortable] until each side has made its first action
  */
 
 /**
@@ -211,6 +247,7 @@
  * @property {Opponent} opponent
  * @property {number | null} level
  * @property {Variant} variant
+ * @property {ClockOption | null} [clock]
  */
 
 /**
@@ -220,14 +257,20 @@
  *   | {kind: 'draw_declined', side: Side}
  *   | {kind: 'draw_agreed'}
  *   | {kind: 'rematch_offered', side: Side}
- *   | {kind: 'rematch_started', game: number}} TableEvent
+ *   | {kind: 'rematch_started', game: number}
+ *   | {kind: 'flagged', side: Side}
+ *   | {kind: 'claimed', side: Side, result: 'win' | 'draw'}
+ *   | {kind: 'aborted', side: Side}
+ *   | {kind: 'rematch_declined', side: Side}
+ *   | {kind: 'rematch_withdrawn', side: Side}} TableEvent
  */
 
 /**
  * @typedef {'invalid_message' | 'too_large' | 'not_joined' | 'already_joined' | 'unknown_table'
  *   | 'invalid_token' | 'seat_taken' | 'gallery_full' | 'spectator'
  *   | 'not_your_turn' | 'illegal_action' | 'game_over' | 'game_not_over'
- *   | 'no_draw_offers' | 'no_offer' | 'rate_limited' | 'invalid_id' | 'internal'} ErrorCode
+ *   | 'no_draw_offers' | 'no_offer' | 'rate_limited' | 'invalid_id' | 'internal'
+ *   | 'not_claimable' | 'not_abortable' | 'too_many_offers'} ErrorCode
  */
 
 /**

@@ -30,13 +30,17 @@ export function describeAction(side, action) {
  */
 export function resultText(r, game) {
   if (!r) return '';
+  if (r.reason === 'aborted') return t('resultAborted');
   const head = r.winner ? t('resultWin', { side: sideName(r.winner) }) : t('resultDraw');
   /** @type {Record<string, string | number>} */
   const params = {};
   if (r.reason === 'capture_target') params.n = game.goatsToWin;
   if (r.reason === 'ply_limit') params.n = game.plyLimit;
-  if (r.reason === 'resignation' && r.winner) params.side = sideName(other(r.winner));
-  const key = /** @type {StringKey} */ (`reason_${r.reason}`);
+  const losing = r.reason === 'resignation' || r.reason === 'timeout' || r.reason === 'abandoned';
+  if (losing && r.winner) params.side = sideName(other(r.winner));
+  // A timeout or a claim can end in a draw, told in its own words.
+  const drawn = !r.winner && (r.reason === 'timeout' || r.reason === 'abandoned') ? '_draw' : '';
+  const key = /** @type {StringKey} */ (`reason_${r.reason}${drawn}`);
   const mine = game.mine;
   const personal = mine && r.winner ? (r.winner === mine ? t('youWon') : t('youLost')) : null;
   return `${personal ? `${personal}: ` : ''}${head}, ${t(key, params)}`;

@@ -2,7 +2,61 @@
 // the absent opponent and the first moves.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, text } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * A golden fixture of the protocol, or (`page`) one of the page's own in
+ * the live-play contract's shape.
+ * @param {string} name
+ * @param {boolean} [page]
+ */
+function fixture(name, page = false) {
+  return JSON.parse(readFileSync(join(here, ...(page ? ['fixtures'] : ['..', 'fixtures', 'protocol']), `${name}.json`), 'utf8'));
+}
+
+/** @param {number} ms */
+const iso = (ms) => new Date(ms).toISOString();
+
+/**
+ * A table page whose websocket talks to a recording instead of the server:
+ * after the page's hello, `script` sends it recorded messages (in the
+ * contract's shape) and sees every message the page sends.
+ * @param {(send: (msg: object) => void, sent: any[]) => void} script
+ */
+async function recordedTable(script) {
+  const p = await newPage(browser);
+  /** @type {any[]} */
+  const sent = [];
+  /** @type {{type: string, resolve: (msg: any) => void}[]} */
+  const waiting = [];
+  await p.page.routeWebSocket(/\/ws$/, (ws) => {
+    const send = (/** @type {object} */ msg) => ws.send(JSON.stringify(msg));
+    ws.onMessage((m) => {
+      const msg = JSON.parse(String(m));
+      sent.push(msg);
+      for (const w of waiting.filter((x) => x.type === msg.type)) w.resolve(msg);
+      if (msg.type === 'hello') script(send, sent);
+      if (msg.type === 'ping') send({ type: 'pong' });
+    });
+  });
+  const table = fixture('server.welcome.host').table.id;
+  await p.page.goto(`${server.url}/t/${table}#seat=Zq3v9K2mXbT7yLp0Wn5cR8dF1hJ4sA6e`);
+  /**
+   * The first message of that type the page sends (or has sent).
+   * @param {string} type
+   * @returns {Promise<any>}
+   */
+  const sentOf = (type) => {
+    const already = sent.find((m) => m.type === type);
+    return already ? Promise.resolve(already) : new Promise((resolve) => waiting.push({ type, resolve }));
+  };
+  return { ...p, sent, sentOf };
+}
 
 /** A short game to a finish when the tigers need only three goats. */
 const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
@@ -149,5 +203,161 @@ test('nothing sounds before the first interaction, and the sound switch is kept'
   await p.page.locator('#sound').waitFor();
   assert.equal(await p.page.locator('#sound').isChecked(), false);
   clean(p);
+  await p.context.close();
+});
+
+test('both clocks show, the running one counts down from turn_started_at on the server clock, and low time is marked', async () => {
+  const p = await recordedTable((send) => {
+    // The server's clock is an hour ahead of the browser's.
+    const serverNow = Date.now() + 3600000;
+    const snap = fixture('server.snapshot.clock', true);
+    snap.state.clock = { goats_ms: 300000, tigers_ms: 25000, running: 'tigers', turn_started_at: iso(serverNow - 2000), now: iso(serverNow) };
+    send(fixture('server.welcome.clock', true));
+    send(snap);
+    send(fixture('server.presence'));
+  });
+  const { page } = p;
+  await page.locator('#clock-tigers .clock-time').waitFor();
+  assert.equal(await text(page, '#clock-goats .clock-time'), '5:00');
+  assert.match(await text(page, '#clock-goats .clock-side'), /Goats \(you\)/);
+  const first = await text(page, '#clock-tigers .clock-time');
+  assert.match(first, /^0:2[123]$/, `the tigers' clock reads ${first}`);
+  assert.equal(await page.locator('#clock-tigers.running').count(), 1);
+  assert.equal(await page.locator('#clock-goats.running').count(), 0);
+  // It counts down between events, second by second, and turns low under 20 s.
+  await page.waitForFunction((was) => document.querySelector('#clock-tigers .clock-time')?.textContent !== was, first);
+  await page.locator('#clock-tigers.low').waitFor();
+  assert.equal(await page.locator('#clock-goats.low').count(), 0);
+  assert.match(await text(page, '#clock-tigers'), /running, low on time/);
+  assert.deepEqual(await seriousViolations(page), []);
+  clean(p);
+  await p.context.close();
+});
+
+test('the absent opponent banner counts down to claimable_at, then offers the win, a draw or waiting on', async () => {
+  const p = await recordedTable((send) => {
+    // The server's clock is five seconds behind the browser's.
+    const serverNow = Date.now() - 5000;
+    send(fixture('server.welcome.host'));
+    send(fixture('server.snapshot'));
+    const presence = fixture('server.presence');
+    presence.tigers = { player: 'guest', computer: false, connected: false };
+    presence.absent = { side: 'tigers', since: iso(serverNow - 1000), claimable_at: iso(serverNow + 2500), now: iso(serverNow) };
+    send(presence);
+  });
+  const { page, sentOf } = p;
+  await page.locator('#absent').waitFor();
+  const first = await text(page, '#absent-text');
+  assert.match(first, /Your opponent \(Tigers\) has left the table\. You may claim the game in 0:0[23]\./);
+  assert.equal(await page.locator('#claim-victory').count(), 0);
+  await page.locator('#claim-victory').waitFor();
+  assert.match(await text(page, '#absent-text'), /claim the win, call it a draw, or keep waiting/);
+  assert.deepEqual(await seriousViolations(page), []);
+  await page.locator('#keep-waiting').click();
+  assert.equal(await page.locator('#keep-waiting').count(), 0);
+  assert.match(await text(page, '#absent-text'), /waiting for your opponent to come back/);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'claim-victory');
+  await page.locator('#claim-victory').click();
+  const claim = await sentOf('claim_victory');
+  assert.equal(typeof claim.id, 'string');
+  clean(p);
+  await p.context.close();
+});
+
+test('a returning opponent clears the banner, and a claim ends the game with its reason', async () => {
+  /** @type {(msg: object) => void} */
+  let push = () => {};
+  const serverNow = Date.now();
+  const p = await recordedTable((send) => {
+    push = send;
+    send(fixture('server.welcome.host'));
+    send(fixture('server.snapshot'));
+    const presence = fixture('server.presence');
+    presence.absent = { side: 'tigers', since: iso(serverNow - 20000), claimable_at: iso(serverNow - 5000), now: iso(serverNow) };
+    send(presence);
+  });
+  const { page, sentOf } = p;
+  await page.locator('#claim-draw').waitFor();
+  push({ ...fixture('server.presence'), absent: null });
+  await page.locator('#absent').waitFor({ state: 'hidden' });
+  await page.waitForFunction(() => /Your opponent is back/.test(document.getElementById('live')?.textContent || ''));
+  const presence = fixture('server.presence');
+  presence.absent = { side: 'tigers', since: iso(serverNow + 1000), claimable_at: iso(serverNow - 1), now: iso(serverNow) };
+  push(presence);
+  await page.locator('#claim-draw').click();
+  const claim = await sentOf('claim_draw');
+  push({ type: 'ack', id: claim.id });
+  const ended = fixture('server.event.claimed.draw', true);
+  ended.version = 5;
+  push(ended);
+  await page.waitForFunction(() => /Draw, a player left and the other called it a draw/.test(document.getElementById('headline')?.textContent || ''));
+  await page.locator('#absent').waitFor({ state: 'hidden' });
+  clean(p);
+  await p.context.close();
+});
+
+test('a game is aborted before both sides moved, and a rematch offer can be declined', async () => {
+  /** @type {(msg: object) => void} */
+  let push = () => {};
+  const p = await recordedTable((send) => {
+    push = send;
+    send(fixture('server.welcome.host'));
+    send(fixture('server.snapshot.clock', true));
+    send(fixture('server.presence'));
+  });
+  const { page, sentOf } = p;
+  await page.locator('#abort').waitFor();
+  assert.equal(await text(page, '#abort'), 'Abort the game');
+  await page.locator('#abort').click();
+  await sentOf('abort');
+  const aborted = fixture('server.event.aborted', true);
+  push(aborted);
+  await page.waitForFunction(() => /Aborted: no result, not counted/.test(document.getElementById('headline')?.textContent || ''));
+  assert.equal(await page.locator('#abort').count(), 0);
+  // The opponent asks for a rematch; the host declines.
+  const offered = fixture('server.event.aborted', true);
+  offered.version = 3;
+  offered.event = { kind: 'rematch_offered', side: 'tigers' };
+  offered.state.rematch_offer = 'tigers';
+  push(offered);
+  await page.locator('#decline-rematch').click();
+  await sentOf('decline_rematch');
+  const declined = fixture('server.event.rematch_declined', true);
+  declined.version = 4;
+  declined.event = { kind: 'rematch_declined', side: 'goats' };
+  declined.state.result = { winner: null, reason: 'aborted' };
+  push(declined);
+  await page.locator('#decline-rematch').waitFor({ state: 'detached' });
+  await page.waitForFunction(() => /Goats declined the rematch/.test(document.getElementById('live')?.textContent || ''));
+  clean(p);
+  await p.context.close();
+});
+
+test('the home form offers the time controls and sends the one chosen', async () => {
+  const p = await newPage(browser);
+  /** @type {any[]} */
+  const bodies = [];
+  await p.page.route('**/api/tables', async (route) => {
+    bodies.push(route.request().postDataJSON());
+    await route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'invalid_options', message: 'recorded' }) });
+  });
+  await p.page.goto(`${server.url}/`);
+  const options = await p.page.$$eval('#clock option', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(options, ['No clock', '3 min + 2 s per action', '5 min + 3 s per action', '10 min + 5 s per action', '15 min + 10 s per action', '1 day per action', '2 days per action', '3 days per action']);
+  await p.page.locator('form.create button[type="submit"]').click();
+  await p.page.getByText('recorded').waitFor();
+  await p.page.locator('#clock').selectOption('5+3');
+  await p.page.locator('form.create button[type="submit"]').click();
+  await p.page.locator('#clock').selectOption('2d');
+  await p.page.locator('input[name="opponent"][value="computer"]').check();
+  assert.equal(await p.page.locator('#clock').inputValue(), '2d', 'the choice survives a redraw');
+  await p.page.locator('form.create button[type="submit"]').click();
+  await p.page.waitForFunction(() => document.querySelector('form.create button[type="submit"]')?.getAttribute('aria-disabled') === 'false');
+  assert.equal(bodies.length, 3);
+  assert.equal('clock' in bodies[0], false, 'no clock is left out');
+  assert.deepEqual(bodies[1].clock, { initial: 300, increment: 3 });
+  assert.deepEqual(bodies[2].clock, { days_per_action: 2 });
+  await p.page.locator('#lang').click();
+  assert.equal(await p.page.locator('#clock option:checked').textContent(), 'हरेक चालमा २ दिन');
   await p.context.close();
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apply, initial, mySide, mode, FATAL } from '../../static/state.js';
+import { apply, initial, mySide, mode, timeLeft, absence, mayClaim, FATAL } from '../../static/state.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'protocol');
 
@@ -120,4 +120,77 @@ test('a lost connection reconnects unless the seat moved to another tab', () => 
   assert.equal(replaced.fatal, 'replaced');
   assert.equal(run(replaced, { type: 'lost' }).conn, 'online', 'a replaced seat does not reconnect');
   assert.equal(run(replaced, { type: 'retry' }).fatal, null);
+});
+
+/**
+ * One of the page's own fixtures: messages of the live-play contract in its
+ * exact shape (tests/browser/fixtures), until the protocol's golden
+ * fixtures hold them.
+ * @param {string} name
+ */
+function pageFixture(name) {
+  return JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures', `${name}.json`), 'utf8'));
+}
+
+test('the running clock counts down from the turn start on the server clock, whatever the page clock says', () => {
+  const snap = pageFixture('server.snapshot.clock');
+  const serverNow = Date.parse(snap.state.clock.now);
+  // The page's clock is an hour ahead of the server's.
+  const at = serverNow + 3600000;
+  const s = apply(apply(initial(true), fixture('server.welcome.host')), snap, at);
+  assert.equal(s.clockSkew, -3600000);
+  assert.equal(s.game?.abortable, true);
+  // Two seconds had run when the state was sent, one more since.
+  assert.equal(timeLeft(s, 'tigers', at + 1000), 298500 - 3000);
+  assert.equal(timeLeft(s, 'goats', at + 1000), 300000, 'the side not to move keeps its time');
+  assert.equal(timeLeft(s, 'tigers', at + 10 * 60000), 0, 'a clock never reads below zero');
+  assert.equal(timeLeft(run(initial(true), fixture('server.snapshot')), 'goats', at), null, 'no clock, no time');
+});
+
+test('a flag, a claim and an abort end the game with their reasons, and stop the clock', () => {
+  const snap = pageFixture('server.snapshot.clock');
+  const base = run(initial(true), fixture('server.welcome.host'), snap);
+  const flagged = run(base, pageFixture('server.event.flagged'));
+  assert.deepEqual(flagged.game?.result, { winner: 'goats', reason: 'timeout' });
+  assert.equal(timeLeft(flagged, 'tigers', Date.now()), 0);
+  assert.equal(mode(flagged), 'wait');
+  assert.equal(run(base, pageFixture('server.event.claimed')).game?.result?.reason, 'abandoned');
+  assert.equal(run(base, pageFixture('server.event.claimed.draw')).game?.result?.winner, null);
+  const aborted = run(base, pageFixture('server.event.aborted'));
+  assert.deepEqual(aborted.game?.result, { winner: null, reason: 'aborted' });
+  assert.equal(aborted.game?.abortable, false);
+  // A declined or lapsed rematch leaves the finished game as it was.
+  assert.deepEqual(run(flagged, pageFixture('server.event.rematch_declined')).moves, flagged.moves);
+  assert.equal(run(flagged, pageFixture('server.event.rematch_withdrawn')).game?.rematch_offer, null);
+});
+
+test('an absent opponent counts down to claimable_at on the server clock, and a return clears it', () => {
+  const absent = pageFixture('server.presence.absent');
+  const serverNow = Date.parse(absent.absent.now);
+  // The page's clock is five seconds behind the server's.
+  const at = serverNow - 5000;
+  let s = run(initial(true), fixture('server.welcome.host'), fixture('server.snapshot'));
+  s = apply(s, absent, at);
+  assert.equal(s.absentSkew, 5000);
+  assert.deepEqual(absence(s, at), { side: 'tigers', claimableIn: 12500 });
+  assert.equal(mayClaim(s, at), false, 'not before the grace period is over');
+  assert.equal(mayClaim(s, at + 12500), true);
+  assert.equal(absence(s, at + 20000)?.claimableIn, 0);
+  // A spectator sees the absence but has nothing to claim.
+  const watcher = apply(run(initial(true), fixture('server.welcome.spectator'), fixture('server.snapshot')), absent, at);
+  assert.equal(absence(watcher, at)?.side, 'tigers');
+  assert.equal(mayClaim(watcher, at + 20000), false);
+  // The absent player is back.
+  const back = run(s, pageFixture('server.presence.present'));
+  assert.equal(absence(back, at + 20000), null);
+  // No absence counts once the game is over.
+  assert.equal(absence(run(s, pageFixture('server.event.flagged')), at), null);
+});
+
+test('refusals of the new commands are not fatal', () => {
+  for (const code of ['not_claimable', 'not_abortable', 'too_many_offers']) {
+    const s = run(initial(true), fixture('server.welcome.host'), pageFixture(`server.error.${code}`));
+    assert.equal(s.fatal, null);
+    assert.equal(s.conn, 'online');
+  }
 });
