@@ -283,14 +283,46 @@ fn examples() -> Vec<Example> {
                 ply_limit: 400,
                 result: None,
                 legal: [
-                    ("a1xc1", Evaluation::Win { plies: 1 }, EvaluationSource::Rules),
-                    ("a1xc3", Evaluation::Win { plies: 1 }, EvaluationSource::Rules),
-                    ("a5xc3", Evaluation::Win { plies: 1 }, EvaluationSource::Rules),
-                    ("e1xc1", Evaluation::Win { plies: 1 }, EvaluationSource::Rules),
-                    ("e1xc3", Evaluation::Win { plies: 1 }, EvaluationSource::Rules),
-                    ("e5xc3", Evaluation::Win { plies: 1 }, EvaluationSource::Rules),
-                    ("a5-b5", Evaluation::Win { plies: 3 }, EvaluationSource::Tablebase),
-                    ("e5-d5", Evaluation::Win { plies: 3 }, EvaluationSource::Tablebase),
+                    (
+                        "a1xc1",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a1xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a5xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e1xc1",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e1xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e5xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a5-b5",
+                        Evaluation::Win { plies: 3 },
+                        EvaluationSource::Tablebase,
+                    ),
+                    (
+                        "e5-d5",
+                        Evaluation::Win { plies: 3 },
+                        EvaluationSource::Tablebase,
+                    ),
                 ]
                 .into_iter()
                 .map(|(action, evaluation, source)| ActionValue {
@@ -340,8 +372,7 @@ fn examples() -> Vec<Example> {
             ApiError {
                 error: "invalid_notation".into(),
                 field: Some("game".into()),
-                message: "line 1: G3: a move is G, then a point or two, as in G33 or G3334"
-                    .into(),
+                message: "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133".into(),
             },
         ),
         // Client to server

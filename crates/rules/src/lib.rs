@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod notation;
 
 mod action;
 mod game;
