@@ -12,8 +12,10 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod bot;
 pub mod http;
+pub mod notation;
 pub mod options;
 pub mod play;
 pub mod storage;
@@ -130,6 +132,14 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .route(
             "/api/tables/{table}/games/{game}/analysis",
             get(http::game_analysis),
+        )
+        .route(
+            "/api/analysis",
+            post(analysis::analyse).layer(DefaultBodyLimit::max(analysis::MAX_ANALYSIS_BODY)),
+        )
+        .route(
+            "/api/tables/{table}/games/{game}/notation/{format}",
+            get(notation::export),
         )
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
