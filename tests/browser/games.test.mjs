@@ -82,7 +82,7 @@ async function drawn(page, scope = '#board') {
 }
 
 test('the move list steps back through a live game while it goes on', async () => {
-  const { host, guest } = await friends();
+  const { host, guest, table } = await friends();
   await playOut(host.page, guest.page, ['c3', 'a1-b2', 'd4']);
   // The tigers' player looks back at the first ply.
   const first = guest.page.getByRole('button', { name: 'Ply 1: c3' });
@@ -110,6 +110,16 @@ test('the move list steps back through a live game while it goes on', async () =
   await playByMouse(host.page, 'e3');
   await waitPlies(guest.page, 5);
   assert.deepEqual(await plies(guest.page), ['c3', 'a1-b2', 'd4', 'e5-e4', 'e3']);
+  // The game's own page shows it in progress, to anyone with the table id.
+  const reader = await newPage(browser);
+  await reader.page.goto(`${server.url}/t/${table}/games/1`);
+  await reader.page.getByText('This game is still being played.').waitFor();
+  assert.deepEqual(await plies(reader.page), ['c3', 'a1-b2', 'd4', 'e5-e4', 'e3']);
+  assert.match(await text(reader.page, '#headline'), /Tigers to move/);
+  assert.equal(await reader.page.locator('#review, #permalink').count(), 0);
+  assert.deepEqual(await seriousViolations(reader.page), []);
+  clean(reader);
+  await reader.context.close();
   assert.deepEqual(await seriousViolations(guest.page), []);
   for (const p of [host, guest]) {
     clean(p);
@@ -163,8 +173,8 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
   await page.locator('#share-game').click();
   await page.getByText('Copied').waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), permalink);
-  // A fresh context (another person, nothing stored) sees the same game.
-  const stranger = await newPage(browser);
+  // A fresh context (another person, nothing stored, on a phone) sees the same game.
+  const stranger = await newPage(browser, { phone: true });
   await stranger.page.goto(permalink);
   await stranger.page.locator('#eval-graph').waitFor();
   assert.deepEqual(await plies(stranger.page), THREE_GOAT_WIN);
@@ -172,6 +182,24 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
   assert.equal(await stranger.page.locator('.links input:not(#permalink)').count(), 0);
   const stored = await stranger.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('baghchal.seat.')));
   assert.deepEqual(stored, []);
+  // A swipe across the board steps back, and forward again.
+  const swipe = (/** @type {number} */ dx) =>
+    stranger.page.evaluate((d) => {
+      const el = /** @type {HTMLElement} */ (document.querySelector('#board .board-root'));
+      const r = el.getBoundingClientRect();
+      const y = r.top + r.height / 2;
+      const x0 = r.left + r.width / 2 - d / 2;
+      const touch = (/** @type {number} */ x) => new Touch({ identifier: 1, target: el, clientX: x, clientY: y });
+      el.dispatchEvent(new TouchEvent('touchstart', { touches: [touch(x0)], changedTouches: [touch(x0)], bubbles: true }));
+      el.dispatchEvent(new TouchEvent('touchend', { touches: [], changedTouches: [touch(x0 + d)], bubbles: true }));
+    }, dx);
+  await swipe(120);
+  assert.equal(await text(stranger.page, '.ply-status'), 'Ply 5 of 6');
+  await swipe(120);
+  await swipe(-120);
+  assert.equal(await text(stranger.page, '.ply-status'), 'Ply 5 of 6');
+  const overflow = await stranger.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the game page is ${overflow}px wider than the phone`);
   clean(stranger);
   await stranger.context.close();
   // No such game: a clear page.
