@@ -14,6 +14,7 @@
 
 pub mod bot;
 pub mod http;
+pub mod names;
 pub mod options;
 pub mod play;
 pub mod storage;
@@ -210,7 +211,7 @@ pub async fn run(
     {
         tracing::warn!("some sockets did not close in time");
     }
-    tables.close_all();
+    tables.close_all().await;
     storage.close().await;
     tracing::info!("stopped");
     Ok(())
