@@ -274,10 +274,18 @@ test('the learn page teaches the rules in English and Nepali with diagrams drawn
   await page.locator('#lang').click();
   await page.getByRole('heading', { name: 'बाघचाल सिक्नुहोस्' }).waitFor();
   assert.equal(await page.locator('html').getAttribute('lang'), 'ne');
+  // The server serves the page at its own address, and the language is kept.
+  await page.reload();
+  await page.getByRole('heading', { name: 'बाघचाल सिक्नुहोस्' }).waitFor();
   assert.match(await text(page, '#learn-winning'), /बाख्रा जित्छन्/);
   assert.equal(await page.locator('.learn .board-root.diagram').count(), 5);
   assert.deepEqual(await seriousViolations(page), []);
   await page.locator('#lang').click();
+  for (const path of ['/learn', '/analysis', '/t/any/games/1']) {
+    const res = await fetch(`${server.url}${path}`);
+    assert.equal(res.status, 200, path);
+    assert.match(await res.text(), /<script type="module" src="\/app.js">/, path);
+  }
   // The table view links to it too.
   await createTable(page, server.url, { opponent: 'computer', side: 'goats', level: 400 });
   assert.equal(await page.locator('#learn-link').getAttribute('href'), '/learn');
