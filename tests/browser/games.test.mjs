@@ -281,7 +281,7 @@ test('the learn page teaches the rules in English and Nepali with diagrams drawn
   assert.equal(await page.locator('.learn .board-root.diagram').count(), 5);
   assert.deepEqual(await seriousViolations(page), []);
   await page.locator('#lang').click();
-  for (const path of ['/learn', '/analysis', '/t/any/games/1']) {
+  for (const path of ['/learn', '/analysis', '/t/q7Xc2LmN0pRsTuVwYz1A3b/games/1']) {
     const res = await fetch(`${server.url}${path}`);
     assert.equal(res.status, 200, path);
     assert.match(await res.text(), /<script type="module" src="\/app.js">/, path);
