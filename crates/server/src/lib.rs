@@ -12,9 +12,11 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod bot;
 pub mod http;
 pub mod names;
+pub mod notation;
 pub mod options;
 pub mod play;
 pub mod storage;
@@ -131,6 +133,14 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .route(
             "/api/tables/{table}/games/{game}/analysis",
             get(http::game_analysis),
+        )
+        .route(
+            "/api/analysis",
+            post(analysis::analyse).layer(DefaultBodyLimit::max(analysis::MAX_ANALYSIS_BODY)),
+        )
+        .route(
+            "/api/tables/{table}/games/{game}/notation/{format}",
+            get(notation::export),
         )
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
