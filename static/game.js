@@ -238,7 +238,12 @@ export class GameView {
               onclick: async () => {
                 try {
                   const res = await fetch(href);
-                  if (!res.ok) throw new Error(String(res.status));
+                  if (!res.ok) {
+                    // 422: the game cannot be written in that notation (the server says why).
+                    const body = await res.json().catch(() => null);
+                    status.textContent = body && body.message ? t('notationRefused', { message: body.message }) : t('notationUnavailable');
+                    return;
+                  }
                   const text = await res.text();
                   status.textContent = (await copyText(text, null)) ? t('notationCopied', { format: t(label) }) : t('notationCopyFailed');
                 } catch {

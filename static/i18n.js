@@ -359,6 +359,7 @@ const en = {
   evalLossOne: 'a loss in 1 ply',
   evalWon: 'won',
   evalLost: 'lost',
+  notationRefused: 'Not in this notation: {message}',
 };
 
 /** @type {Record<keyof typeof en, string>} */
@@ -707,6 +708,7 @@ const ne = {
   evalLossOne: '१ आधा चालमा हार',
   evalWon: 'जितियो',
   evalLost: 'हारियो',
+  notationRefused: 'यो लिपिमा लेखिँदैन: {message}',
 };
 
 /** @typedef {keyof typeof en} StringKey */

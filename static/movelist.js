@@ -56,7 +56,9 @@ export class MoveList {
       'touchstart',
       (e) => {
         const p = e.touches[0];
-        this.touch = e.touches.length === 1 && p ? { x: p.clientX, y: p.clientY } : null;
+        // A piece the player may drag is a move, not a swipe.
+        const onPiece = e.target instanceof Element && e.target.closest('.playable .point-button.movable');
+        this.touch = e.touches.length === 1 && p && !onPiece ? { x: p.clientX, y: p.clientY } : null;
       },
       { passive: true },
     );

@@ -82,7 +82,7 @@ async function drawn(page, scope = '#board') {
 }
 
 test('the move list steps back through a live game while it goes on', async () => {
-  const { host, guest } = await friends();
+  const { host, guest, table } = await friends();
   await playOut(host.page, guest.page, ['c3', 'a1-b2', 'd4']);
   // The tigers' player looks back at the first ply.
   const first = guest.page.getByRole('button', { name: 'Ply 1: c3' });
@@ -110,6 +110,16 @@ test('the move list steps back through a live game while it goes on', async () =
   await playByMouse(host.page, 'e3');
   await waitPlies(guest.page, 5);
   assert.deepEqual(await plies(guest.page), ['c3', 'a1-b2', 'd4', 'e5-e4', 'e3']);
+  // The game's own page shows it in progress, to anyone with the table id.
+  const reader = await newPage(browser);
+  await reader.page.goto(`${server.url}/t/${table}/games/1`);
+  await reader.page.getByText('This game is still being played.').waitFor();
+  assert.deepEqual(await plies(reader.page), ['c3', 'a1-b2', 'd4', 'e5-e4', 'e3']);
+  assert.match(await text(reader.page, '#headline'), /Tigers to move/);
+  assert.equal(await reader.page.locator('#review, #permalink').count(), 0);
+  assert.deepEqual(await seriousViolations(reader.page), []);
+  clean(reader);
+  await reader.context.close();
   assert.deepEqual(await seriousViolations(guest.page), []);
   for (const p of [host, guest]) {
     clean(p);
@@ -163,8 +173,8 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
   await page.locator('#share-game').click();
   await page.getByText('Copied').waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), permalink);
-  // A fresh context (another person, nothing stored) sees the same game.
-  const stranger = await newPage(browser);
+  // A fresh context (another person, nothing stored, on a phone) sees the same game.
+  const stranger = await newPage(browser, { phone: true });
   await stranger.page.goto(permalink);
   await stranger.page.locator('#eval-graph').waitFor();
   assert.deepEqual(await plies(stranger.page), THREE_GOAT_WIN);
@@ -172,6 +182,24 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
   assert.equal(await stranger.page.locator('.links input:not(#permalink)').count(), 0);
   const stored = await stranger.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('baghchal.seat.')));
   assert.deepEqual(stored, []);
+  // A swipe across the board steps back, and forward again.
+  const swipe = (/** @type {number} */ dx) =>
+    stranger.page.evaluate((d) => {
+      const el = /** @type {HTMLElement} */ (document.querySelector('#board .board-root'));
+      const r = el.getBoundingClientRect();
+      const y = r.top + r.height / 2;
+      const x0 = r.left + r.width / 2 - d / 2;
+      const touch = (/** @type {number} */ x) => new Touch({ identifier: 1, target: el, clientX: x, clientY: y });
+      el.dispatchEvent(new TouchEvent('touchstart', { touches: [touch(x0)], changedTouches: [touch(x0)], bubbles: true }));
+      el.dispatchEvent(new TouchEvent('touchend', { touches: [], changedTouches: [touch(x0 + d)], bubbles: true }));
+    }, dx);
+  await swipe(120);
+  assert.equal(await text(stranger.page, '.ply-status'), 'Ply 5 of 6');
+  await swipe(120);
+  await swipe(-120);
+  assert.equal(await text(stranger.page, '.ply-status'), 'Ply 5 of 6');
+  const overflow = await stranger.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the game page is ${overflow}px wider than the phone`);
   clean(stranger);
   await stranger.context.close();
   // No such game: a clear page.
@@ -246,10 +274,18 @@ test('the learn page teaches the rules in English and Nepali with diagrams drawn
   await page.locator('#lang').click();
   await page.getByRole('heading', { name: 'बाघचाल सिक्नुहोस्' }).waitFor();
   assert.equal(await page.locator('html').getAttribute('lang'), 'ne');
+  // The server serves the page at its own address, and the language is kept.
+  await page.reload();
+  await page.getByRole('heading', { name: 'बाघचाल सिक्नुहोस्' }).waitFor();
   assert.match(await text(page, '#learn-winning'), /बाख्रा जित्छन्/);
   assert.equal(await page.locator('.learn .board-root.diagram').count(), 5);
   assert.deepEqual(await seriousViolations(page), []);
   await page.locator('#lang').click();
+  for (const path of ['/learn', '/analysis', '/t/q7Xc2LmN0pRsTuVwYz1A3b/games/1']) {
+    const res = await fetch(`${server.url}${path}`);
+    assert.equal(res.status, 200, path);
+    assert.match(await res.text(), /<script type="module" src="\/app.js">/, path);
+  }
   // The table view links to it too.
   await createTable(page, server.url, { opponent: 'computer', side: 'goats', level: 400 });
   assert.equal(await page.locator('#learn-link').getAttribute('href'), '/learn');
@@ -302,6 +338,7 @@ test('the analysis board plays either side from position text with the value of 
   await page.locator('.value-list li[data-action="a1xc1"]').waitFor();
   assert.match(await text(page, '.value-list li[data-action="a1xc1"]'), /a win in 1 ply/);
   assert.match(await text(page, '#headline'), /Tigers to move · movement/);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'analysis');
   assert.deepEqual(await seriousViolations(page), []);
   // The tigers take it from the values list: the game is over.
@@ -321,9 +358,15 @@ test('the analysis board plays either side from position text with the value of 
   await p.context.close();
 });
 
+/** A few plies under the house rules, then the tigers resign: every notation can write it. */
+const RESIGNED = ['c3', 'a1-b2', 'b3', 'b2-a1'];
+
 test('each notation of a finished game is exported from its page and pasted back into the analysis board', async (t) => {
-  const { host, guest, table } = await friends({ goatsToWin: 3, clipboard: true });
-  await playOut(host.page, guest.page, THREE_GOAT_WIN);
+  const { host, guest, table } = await friends({ clipboard: true });
+  await playOut(host.page, guest.page, RESIGNED);
+  await guest.page.locator('#resign').click();
+  await guest.page.locator('#resign-yes').click();
+  await host.page.locator('#review-game').waitFor();
   const skip =
     (await notServed(`/api/tables/${table}/games/1/notation/record`)) ||
     (await notServed('/api/analysis', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
@@ -353,15 +396,15 @@ test('each notation of a finished game is exported from its page and pasted back
     await board.page.locator('#pasted-game').fill(copied);
     await board.page.locator('#paste-format').selectOption(format);
     await board.page.locator('#load-game').click();
-    await board.page.waitForFunction((n) => document.querySelectorAll('.moves .ply').length === n, THREE_GOAT_WIN.length);
-    assert.deepEqual(await plies(board.page), THREE_GOAT_WIN, format);
+    await board.page.waitForFunction((n) => document.querySelectorAll('.moves .ply').length === n, RESIGNED.length);
+    assert.deepEqual(await plies(board.page), RESIGNED, format);
     clean(board);
     await board.context.close();
   }
   // The game page opens the game on the analysis board too.
   await page.locator('#open-analysis').click();
-  await page.waitForFunction((n) => document.querySelectorAll('.moves .ply').length === n, THREE_GOAT_WIN.length);
-  assert.deepEqual(await plies(page), THREE_GOAT_WIN);
+  await page.waitForFunction((n) => document.querySelectorAll('.moves .ply').length === n, RESIGNED.length);
+  assert.deepEqual(await plies(page), RESIGNED);
   for (const p of [host, guest]) {
     clean(p);
     await p.context.close();
