@@ -93,6 +93,7 @@ export class HomeView {
           ...NUMBER_FIELD,
           value: num(v.ply_limit || 400),
           oninput: (e) => (v.ply_limit = parseNum(/** @type {HTMLInputElement} */ (e.target).value) || 400),
+          onchange: (e) => (/** @type {HTMLInputElement} */ (e.target).value = num(v.ply_limit || 400)),
         }),
         h(
           'label',
@@ -175,6 +176,8 @@ export class HomeView {
           value: num(f.spectators || 0),
           'aria-describedby': 'spectators-hint',
           oninput: (e) => (f.spectators = Math.min(12, Math.max(bots ? 2 : 0, parseNum(/** @type {HTMLInputElement} */ (e.target).value) || 0))),
+          // Once typed, the field shows the number the table will get.
+          onchange: (e) => (/** @type {HTMLInputElement} */ (e.target).value = num(f.spectators || 0)),
         }),
         h('p', { class: 'hint', id: 'spectators-hint', text: t('spectatorsHint') }),
       ),
