@@ -93,6 +93,8 @@ export class TableView {
     this.ticker = undefined;
     /** @type {string | null} the absence (by its start) the player chose to keep waiting through */
     this.keptWaiting = null;
+    /** @type {number | null} the game in which the player was told their time runs low */
+    this.lowSaid = null;
     /** @type {string} what the absent banner shows, to redraw it only when that changes */
     this.absentShown = '';
     this.hints = hintsOn();
@@ -727,6 +729,11 @@ export class TableView {
       const time = formatClock(ms);
       const state = [runs ? t('clockRunning') : '', low ? t('clockLow') : ''].filter(Boolean).join(', ');
       const label = state ? `${name}: ${time}, ${state}` : `${name}: ${time}`;
+      // The player hears it once a game when their own time runs low.
+      if (low && runs && side === mine && this.lowSaid !== g.game) {
+        this.lowSaid = g.game;
+        announce(t('announceLowTime', { time }));
+      }
       if (el.dataset.label === label) continue;
       el.dataset.label = label;
       el.classList.toggle('running', runs);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, text } from './harness.mjs';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, screenshot, text } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -207,7 +207,10 @@ test('nothing sounds before the first interaction, and the sound switch is kept'
 });
 
 test('both clocks show, the running one counts down from turn_started_at on the server clock, and low time is marked', async () => {
+  /** @type {(msg: object) => void} */
+  let push = () => {};
   const p = await recordedTable((send) => {
+    push = send;
     // The server's clock is an hour ahead of the browser's.
     const serverNow = Date.now() + 3600000;
     const snap = fixture('server.snapshot.clock', true);
@@ -230,6 +233,13 @@ test('both clocks show, the running one counts down from turn_started_at on the 
   assert.equal(await page.locator('#clock-goats.low').count(), 0);
   assert.match(await text(page, '#clock-tigers'), /running, low on time/);
   assert.deepEqual(await seriousViolations(page), []);
+  // The opponent leaves: the banner, over the clocks, until it may be claimed.
+  const presence = fixture('server.presence');
+  presence.tigers = { player: 'guest', computer: false, connected: false };
+  presence.absent = { side: 'tigers', since: iso(Date.now() + 3600000 - 1000), claimable_at: iso(Date.now() + 3600000 + 14000), now: iso(Date.now() + 3600000) };
+  push(presence);
+  await page.locator('#absent').waitFor();
+  await screenshot(page, 'live');
   clean(p);
   await p.context.close();
 });
