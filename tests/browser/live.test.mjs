@@ -371,3 +371,44 @@ test('the home form offers the time controls and sends the one chosen', async ()
   assert.equal(await p.page.locator('#clock option:checked').textContent(), 'हरेक चालमा २ दिन');
   await p.context.close();
 });
+
+test('with the real server: a clocked game counts down, and an opponent who leaves can be claimed against', async (t) => {
+  const host = await newPage(browser);
+  await host.page.goto(`${server.url}/`);
+  await host.page.locator('#clock').selectOption('3+2');
+  await host.page.locator('#spectators').fill('0');
+  await host.page.locator('form.create button[type="submit"]').click();
+  const outcome = await Promise.race([
+    host.page.waitForURL(/#seat=/).then(() => 'table', () => 'none'),
+    host.page.locator('.create .error').waitFor().then(() => 'refused', () => 'none'),
+  ]);
+  if (outcome !== 'table') {
+    t.skip('this server takes no clock yet');
+    await host.context.close();
+    return;
+  }
+  await host.page.locator('#clock-goats .clock-time').waitFor();
+  assert.equal(await text(host.page, '#clock-tigers .clock-time'), '3:00');
+  const guest = await newPage(browser);
+  await guest.page.goto(await link(host.page, 'opponent'));
+  await waitPlies(guest.page);
+  await playByMouse(host.page, 'c3');
+  await waitPlies(guest.page, 1);
+  // The tigers' time runs now, on both pages, and counts down between events.
+  await guest.page.locator('#clock-tigers.running').waitFor();
+  assert.equal(await guest.page.locator('#clock-goats.running').count(), 0);
+  const shown = await text(guest.page, '#clock-tigers .clock-time');
+  await guest.page.waitForFunction((was) => document.querySelector('#clock-tigers .clock-time')?.textContent !== was, shown);
+  await host.page.locator('#clock-tigers.running').waitFor();
+
+  // The guest leaves: the host sees it at once, with the countdown, then may claim.
+  await guest.context.close();
+  await host.page.locator('#absent').waitFor();
+  assert.match(await text(host.page, '#absent-text'), /Your opponent \(Tigers\) has left the table/);
+  await host.page.locator('#claim-victory').waitFor({ timeout: 90000 });
+  await host.page.locator('#claim-victory').click();
+  await host.page.waitForFunction(() => /You won: Goats win, Tigers left the game/.test(document.getElementById('headline')?.textContent || ''));
+  await host.page.locator('#absent').waitFor({ state: 'hidden' });
+  clean(host);
+  await host.context.close();
+});

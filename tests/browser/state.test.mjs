@@ -2,7 +2,7 @@
 // protocol's golden fixtures: the messages exactly as the server sends them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apply, initial, mySide, mode, timeLeft, absence, mayClaim, FATAL } from '../../static/state.js';
@@ -123,68 +123,78 @@ test('a lost connection reconnects unless the seat moved to another tab', () => 
 });
 
 /**
- * One of the page's own fixtures: messages of the live-play contract in its
- * exact shape (tests/browser/fixtures), until the protocol's golden
- * fixtures hold them.
+ * A message of the live-play contract: the protocol's golden fixture where
+ * the server side has added it, else the page's own in the contract's
+ * exact shape (tests/browser/fixtures). The tests below read their
+ * expectations from the fixture, so either serves.
  * @param {string} name
  */
 function pageFixture(name) {
-  return JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'fixtures', `${name}.json`), 'utf8'));
+  const golden = join(FIXTURES, `${name}.json`);
+  const own = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', `${name}.json`);
+  return JSON.parse(readFileSync(existsSync(golden) ? golden : own, 'utf8'));
 }
 
 test('the running clock counts down from the turn start on the server clock, whatever the page clock says', () => {
   const snap = pageFixture('server.snapshot.clock');
-  const serverNow = Date.parse(snap.state.clock.now);
+  const clock = snap.state.clock;
+  const serverNow = Date.parse(clock.now);
+  const running = clock.running;
+  const idle = running === 'goats' ? 'tigers' : 'goats';
+  const ran = serverNow - Date.parse(clock.turn_started_at);
   // The page's clock is an hour ahead of the server's.
   const at = serverNow + 3600000;
   const s = apply(apply(initial(true), fixture('server.welcome.host')), snap, at);
   assert.equal(s.clockSkew, -3600000);
-  assert.equal(s.game?.abortable, true);
-  // Two seconds had run when the state was sent, one more since.
-  assert.equal(timeLeft(s, 'tigers', at + 1000), 298500 - 3000);
-  assert.equal(timeLeft(s, 'goats', at + 1000), 300000, 'the side not to move keeps its time');
-  assert.equal(timeLeft(s, 'tigers', at + 10 * 60000), 0, 'a clock never reads below zero');
+  assert.equal(s.game?.abortable, snap.state.abortable);
+  // What had run when the state was sent, and one second more since.
+  assert.equal(timeLeft(s, running, at + 1000), clock[`${running}_ms`] - ran - 1000);
+  assert.equal(timeLeft(s, idle, at + 1000), clock[`${idle}_ms`], 'the side not to move keeps its time');
+  assert.equal(timeLeft(s, running, at + 24 * 3600000), 0, 'a clock never reads below zero');
   assert.equal(timeLeft(run(initial(true), fixture('server.snapshot')), 'goats', at), null, 'no clock, no time');
 });
 
 test('a flag, a claim and an abort end the game with their reasons, and stop the clock', () => {
-  const snap = pageFixture('server.snapshot.clock');
-  const base = run(initial(true), fixture('server.welcome.host'), snap);
-  const flagged = run(base, pageFixture('server.event.flagged'));
-  assert.deepEqual(flagged.game?.result, { winner: 'goats', reason: 'timeout' });
-  assert.equal(timeLeft(flagged, 'tigers', Date.now()), 0);
+  const base = run(initial(true), fixture('server.welcome.host'), { ...pageFixture('server.snapshot.clock'), version: 1 });
+  const flag = { ...pageFixture('server.event.flagged'), version: 2 };
+  const flagged = run(base, flag);
+  assert.equal(flagged.game?.result?.reason, 'timeout');
+  assert.equal(timeLeft(flagged, flag.event.side, Date.now() + 3600000), flag.state.clock[`${flag.event.side}_ms`], 'a finished game\'s clock stands still');
   assert.equal(mode(flagged), 'wait');
-  assert.equal(run(base, pageFixture('server.event.claimed')).game?.result?.reason, 'abandoned');
-  assert.equal(run(base, pageFixture('server.event.claimed.draw')).game?.result?.winner, null);
-  const aborted = run(base, pageFixture('server.event.aborted'));
+  const claimed = run(base, { ...pageFixture('server.event.claimed'), version: 2 });
+  assert.equal(claimed.game?.result?.reason, 'abandoned');
+  assert.equal(run(base, { ...pageFixture('server.event.claimed.draw'), version: 2 }).game?.result?.winner ?? null, null);
+  const aborted = run(base, { ...pageFixture('server.event.aborted'), version: 2 });
   assert.deepEqual(aborted.game?.result, { winner: null, reason: 'aborted' });
   assert.equal(aborted.game?.abortable, false);
   // A declined or lapsed rematch leaves the finished game as it was.
-  assert.deepEqual(run(flagged, pageFixture('server.event.rematch_declined')).moves, flagged.moves);
-  assert.equal(run(flagged, pageFixture('server.event.rematch_withdrawn')).game?.rematch_offer, null);
+  assert.deepEqual(run(flagged, { ...pageFixture('server.event.rematch_declined'), version: 3 }).moves, flagged.moves);
+  assert.equal(run(flagged, { ...pageFixture('server.event.rematch_withdrawn'), version: 3 }).game?.rematch_offer, null);
 });
 
 test('an absent opponent counts down to claimable_at on the server clock, and a return clears it', () => {
   const absent = pageFixture('server.presence.absent');
   const serverNow = Date.parse(absent.absent.now);
+  const grace = Date.parse(absent.absent.claimable_at) - serverNow;
   // The page's clock is five seconds behind the server's.
   const at = serverNow - 5000;
   let s = run(initial(true), fixture('server.welcome.host'), fixture('server.snapshot'));
+  assert.equal(mySide(s), 'goats');
   s = apply(s, absent, at);
   assert.equal(s.absentSkew, 5000);
-  assert.deepEqual(absence(s, at), { side: 'tigers', claimableIn: 12500 });
+  assert.deepEqual(absence(s, at), { side: absent.absent.side, claimableIn: grace });
   assert.equal(mayClaim(s, at), false, 'not before the grace period is over');
-  assert.equal(mayClaim(s, at + 12500), true);
-  assert.equal(absence(s, at + 20000)?.claimableIn, 0);
+  assert.equal(mayClaim(s, at + grace), absent.absent.side !== 'goats');
+  assert.equal(absence(s, at + grace + 5000)?.claimableIn, 0);
   // A spectator sees the absence but has nothing to claim.
   const watcher = apply(run(initial(true), fixture('server.welcome.spectator'), fixture('server.snapshot')), absent, at);
-  assert.equal(absence(watcher, at)?.side, 'tigers');
-  assert.equal(mayClaim(watcher, at + 20000), false);
+  assert.equal(absence(watcher, at)?.side, absent.absent.side);
+  assert.equal(mayClaim(watcher, at + grace), false);
   // The absent player is back.
   const back = run(s, pageFixture('server.presence.present'));
-  assert.equal(absence(back, at + 20000), null);
+  assert.equal(absence(back, at + grace), null);
   // No absence counts once the game is over.
-  assert.equal(absence(run(s, pageFixture('server.event.flagged')), at), null);
+  assert.equal(absence(run(s, { ...pageFixture('server.event.flagged'), version: 9 }), at), null);
 });
 
 test('refusals of the new commands are not fatal', () => {
