@@ -476,6 +476,9 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
                 }
             }
             column += 1;
+            if column > 5 {
+                break;
+            }
         }
         if column != 5 {
             return Err(syntax(&format!(
@@ -501,14 +504,16 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
             reason: format!("{on_board} goats on the board but only {placed} placed"),
         });
     }
-    let ply = match side {
-        Side::Goat => goat_moves.checked_mul(2),
-        Side::Tiger if goat_moves > 0 => goat_moves.checked_mul(2).map(|p| p - 1),
-        Side::Tiger => None,
+    if side == Side::Tiger && goat_moves == 0 {
+        return Err(NotationError::Start {
+            reason: "the tigers move only after the goats' first move".into(),
+        });
     }
-    .ok_or_else(|| NotationError::Start {
-        reason: "the tigers move only after the goats' first move".into(),
-    })?;
+    let ply = match side {
+        Side::Goat => 2 * u32::from(goat_moves),
+        Side::Tiger => 2 * u32::from(goat_moves) - 1,
+    };
+    let ply = u16::try_from(ply).map_err(|_| syntax("the goats' moves made is too large"))?;
     let setup = Setup {
         tigers,
         goats,
