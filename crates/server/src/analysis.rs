@@ -11,12 +11,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError};
-use baghchal_rules::notation::{self, Format, NotationError};
-use baghchal_rules::{Action, Game, Phase, Position, Rules};
+use baghchal_rules::notation::{self, NotationError};
+use baghchal_rules::{Action, Game, Position, Rules};
 
 use crate::http::HttpError;
-use crate::options::{rules_from_variant, side_to_wire, variant_of};
-use crate::play::result_to_wire;
+use crate::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
+use crate::options::{rules_from_variant, variant_of};
 use crate::AppState;
 
 /// The largest analysis request body, in bytes: a pasted game of OBX
@@ -110,11 +110,7 @@ pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
                 "give either a game or a start and actions, not both",
             ));
         }
-        let format = match pasted.format {
-            wire::NotationFormat::Record => Format::Record,
-            wire::NotationFormat::Pypi => Format::Pypi,
-            wire::NotationFormat::Obx => Format::Obx,
-        };
+        let format = format_from_wire(pasted.format);
         let game = notation::read(format, &pasted.text, rules).map_err(|e| match e {
             NotationError::Illegal { .. } => AnalysisError::IllegalAction {
                 field: "game",
@@ -190,10 +186,7 @@ pub async fn analyse(
         actions: game.actions().iter().map(Action::to_string).collect(),
         position: position.to_string(),
         side_to_move: side_to_wire(position.side_to_move()),
-        phase: match position.phase() {
-            Phase::Placement => wire::Phase::Placement,
-            Phase::Movement => wire::Phase::Movement,
-        },
+        phase: phase_to_wire(position.phase()),
         in_hand: position.in_hand(),
         eaten: position.eaten(),
         goats_to_win: rules.goats_to_win(),

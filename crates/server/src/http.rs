@@ -12,7 +12,8 @@ use axum::Json;
 use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
 use baghchal_rules::Record;
 
-use crate::options::{side_to_wire, Opponent, TableOptions};
+use crate::names::side_to_wire;
+use crate::options::{Opponent, TableOptions};
 use crate::tables::TablesError;
 use crate::AppState;
 

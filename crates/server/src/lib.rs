@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod bot;
 pub mod http;
+pub mod names;
 pub mod notation;
 pub mod options;
 pub mod play;
@@ -216,7 +217,7 @@ pub async fn run(
     {
         tracing::warn!("some sockets did not close in time");
     }
-    tables.close_all();
+    tables.close_all().await;
     storage.close().await;
     tracing::info!("stopped");
     Ok(())
