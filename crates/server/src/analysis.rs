@@ -37,6 +37,9 @@ pub enum AnalysisError {
         /// `ply N: ACTION: REASON`.
         message: String,
     },
+    /// The body is over [`MAX_ANALYSIS_BODY`].
+    #[error("the body is too large")]
+    TooLarge,
     /// A pasted text does not parse in its notation.
     #[error("{message}")]
     InvalidNotation {
@@ -51,6 +54,15 @@ impl IntoResponse for AnalysisError {
     fn into_response(self) -> Response {
         let (error, field, message) = match self {
             AnalysisError::Http(e) => return e.into_response(),
+            AnalysisError::TooLarge => {
+                let message = format!("the body is limited to {} KiB", MAX_ANALYSIS_BODY / 1024);
+                let body = ApiError {
+                    error: "too_large".into(),
+                    field: None,
+                    message,
+                };
+                return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
+            }
             AnalysisError::IllegalAction { field, message } => ("illegal_action", field, message),
             AnalysisError::InvalidNotation { field, message } => {
                 ("invalid_notation", field, message)
@@ -166,7 +178,7 @@ pub async fn analyse(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
-    let body = body.map_err(|_| HttpError::TooLarge)?;
+    let body = body.map_err(|_| AnalysisError::TooLarge)?;
     let request = parse_body(&body)?;
     let game = game_of(&request)?;
     let position = game.position().clone();
