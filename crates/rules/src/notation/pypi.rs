@@ -526,3 +526,38 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
         reason: e.to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(text: &str) -> Position {
+        Position::from_text(text, rules()).unwrap()
+    }
+
+    #[test]
+    fn the_package_ends_the_game_when_all_four_tigers_are_stuck_whoever_is_to_move() {
+        let stuck = position("TGGGT/GGGGG/GGGGG/GG.GG/TGGGT g 0 0 100");
+        assert!(!stuck.is_finished(), "the goats still move under these rules");
+        assert_eq!(
+            Referee::default().ending(&stuck),
+            Some((Some(Side::Goat), "all four tigers are stuck"))
+        );
+    }
+
+    #[test]
+    fn a_board_seen_three_times_is_the_packages_draw_whoever_is_to_move() {
+        let goats = position("T...T/GGGGG/GG.GG/GGGGG/TG.GT g 0 4 100");
+        let tigers = position("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 101");
+        let mut referee = Referee::default();
+        for seen in [&goats, &tigers] {
+            referee.see(seen);
+            assert_eq!(referee.ending(&goats), None);
+        }
+        referee.see(&goats);
+        assert_eq!(
+            referee.ending(&goats),
+            Some((None, "the same board for the third time"))
+        );
+    }
+}
