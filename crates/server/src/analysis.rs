@@ -14,6 +14,7 @@ use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError};
 use baghchal_rules::notation::{self, NotationError};
 use baghchal_rules::{Action, Game, Position, Rules};
 
+use crate::bot::Unavailable;
 use crate::http::HttpError;
 use crate::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
 use crate::options::{rules_from_variant, variant_of};
@@ -37,6 +38,10 @@ pub enum AnalysisError {
         /// `ply N: ACTION: REASON`.
         message: String,
     },
+    /// As many analysis-board requests as the computer has thinkers are
+    /// being served.
+    #[error("the analysis board is busy")]
+    Busy,
     /// The body is over [`MAX_ANALYSIS_BODY`].
     #[error("the body is too large")]
     TooLarge,
@@ -54,6 +59,14 @@ impl IntoResponse for AnalysisError {
     fn into_response(self) -> Response {
         let (error, field, message) = match self {
             AnalysisError::Http(e) => return e.into_response(),
+            AnalysisError::Busy => {
+                let body = ApiError {
+                    error: "unavailable".into(),
+                    field: None,
+                    message: "the analysis board is busy; try again in a moment".into(),
+                };
+                return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+            }
             AnalysisError::TooLarge => {
                 let message = format!("the body is limited to {} KiB", MAX_ANALYSIS_BODY / 1024);
                 let body = ApiError {
@@ -189,7 +202,10 @@ pub async fn analyse(
             .computer
             .value_actions(position.clone())
             .await
-            .ok_or(HttpError::AnalysisFailed)?
+            .map_err(|e| match e {
+                Unavailable::Busy => AnalysisError::Busy,
+                Unavailable::Failed => AnalysisError::Http(HttpError::AnalysisFailed),
+            })?
     };
     let rules = position.rules();
     Ok(Json(AnalysisBoard {

@@ -538,7 +538,10 @@ mod tests {
     #[test]
     fn the_package_ends_the_game_when_all_four_tigers_are_stuck_whoever_is_to_move() {
         let stuck = position("TGGGT/GGGGG/GGGGG/GG.GG/TGGGT g 0 0 100");
-        assert!(!stuck.is_finished(), "the goats still move under these rules");
+        assert!(
+            !stuck.is_finished(),
+            "the goats still move under these rules"
+        );
         assert_eq!(
             Referee::default().ending(&stuck),
             Some((Some(Side::Goat), "all four tigers are stuck"))
