@@ -145,7 +145,11 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
         .route_service("/", index.clone())
-        .route_service("/t/{table}", index)
+        .route_service("/t/{table}", index.clone())
+        // The page's other views: one game, the analysis board, the rules.
+        .route_service("/t/{table}/games/{game}", index.clone())
+        .route_service("/analysis", index.clone())
+        .route_service("/learn", index)
         .fallback_service(ServeDir::new(static_dir))
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
         .layer(TraceLayer::new_for_http())
