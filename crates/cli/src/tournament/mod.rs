@@ -18,6 +18,15 @@
 //! where the labels stand 100 Elo apart on it: that is how the labels
 //! were placed (docs/strength.md), and how they are placed again after
 //! the engine changes.
+//!
+//! With `--pool`, every level (or point) plays every bot of the frozen
+//! reference pool (`pool.rs`) on both sides instead of the other levels,
+//! and the ratings are anchored to the pool, so that they stay comparable
+//! from one version of the engine to the next.
+//!
+//! The game is asymmetric, so besides the fit with one strength per
+//! player and a side term, every report fits a strength per player and
+//! side and publishes both with their mean (`fit::sided`).
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -28,14 +37,16 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use baghchal_engine::{Engine, Level, Skill};
-use baghchal_rules::{Action, Game, Outcome, Position, Reason, Record, Rules, Side};
+use baghchal_rules::{Action, Game, Outcome, Position, Reason, Record, Rules, Setup, Side};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-use self::fit::{place, Fit};
+use self::fit::{place, Fit, Sided};
+use self::pool::Bot;
 
 mod fit;
+mod pool;
 
 /// Options of `baghchal tournament`.
 #[derive(clap::Args, Debug)]
@@ -93,6 +104,15 @@ pub struct Args {
     /// format.
     #[arg(long)]
     records: Option<PathBuf>,
+    /// Play the levels (or the points) against the frozen reference pool
+    /// instead of each other, and anchor the ratings to the pool.
+    #[arg(long)]
+    pool: bool,
+    /// With --pool: the bots that play, comma-separated (random, greedy,
+    /// abN for fixed-depth alpha-beta to N plies). Default:
+    /// random,greedy,ab2,ab4,ab6,ab9,ab10.
+    #[arg(long, requires = "pool")]
+    bots: Option<String>,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
@@ -102,27 +122,47 @@ pub struct Args {
     tablebase: Option<PathBuf>,
 }
 
-/// Who plays: a level of the ladder, or a point of the levels' path.
+/// Who plays: a level of the ladder, a point of the levels' path, or a
+/// bot of the reference pool.
 #[derive(Clone, Copy, PartialEq, PartialOrd, Debug)]
 enum Player {
     Level(Level),
     Point(f64),
+    Pool(Bot),
 }
 
+/// With `--pool`, the pool's anchor: the mean of its alpha-beta bots'
+/// two sides (of all its bots when it has none) is this rating.
+const POOL_ANCHOR: f64 = 1000.0;
+
 impl Player {
-    fn skill(self) -> Skill {
+    /// The engine's skill, for levels and points of the path.
+    fn skill(self) -> Option<Skill> {
         match self {
-            Player::Level(level) => level.skill(),
-            Player::Point(strength) => Skill::at(strength),
+            Player::Level(level) => Some(level.skill()),
+            Player::Point(strength) => Some(Skill::at(strength)),
+            Player::Pool(_) => None,
+        }
+    }
+
+    /// How long the player thinks, roughly (strongest first in the
+    /// schedule).
+    fn weight(self) -> f64 {
+        match self {
+            Player::Pool(Bot::AlphaBeta(depth)) => 2.0 * depth as f64,
+            Player::Pool(_) => 0.0,
+            player => player.skill().map_or(0.0, |s| s.strength),
         }
     }
 
     /// The rating the fit anchors on: the label, or 100 Elo per unit of
-    /// strength (the path's slope where the labels sit).
+    /// strength (the path's slope where the labels sit); the pool's
+    /// anchor for a bot.
     fn nominal(self) -> f64 {
         match self {
             Player::Level(level) => level.get() as f64,
             Player::Point(strength) => 100.0 * strength,
+            Player::Pool(_) => POOL_ANCHOR,
         }
     }
 
@@ -132,6 +172,7 @@ impl Player {
             Player::Level(level) => level.get() as u64,
             // Two's complement keeps negative strengths apart.
             Player::Point(strength) => (strength * 100.0).round() as i64 as u64 & 0xffff,
+            Player::Pool(bot) => 0xf000 | bot.id(),
         }
     }
 
@@ -140,7 +181,18 @@ impl Player {
         match self {
             Player::Level(level) => level.to_string(),
             Player::Point(strength) => format!("s{strength:.2}"),
+            Player::Pool(bot) => bot.to_string(),
         }
+    }
+
+    /// The player's action in an unfinished `position`.
+    fn act(self, engine: &Engine, position: &Position, seed: u64) -> Action {
+        let action = match (self, self.skill()) {
+            (Player::Pool(bot), _) => bot.act(position, seed),
+            (_, Some(skill)) => engine.think_at(position, &skill, seed).map(|t| t.action),
+            (_, None) => unreachable!("every player but a bot has a skill"),
+        };
+        action.expect("an unfinished game has an action")
     }
 }
 
@@ -149,6 +201,7 @@ impl fmt::Display for Player {
         match self {
             Player::Level(level) => level.fmt(f),
             Player::Point(strength) => write!(f, "s = {strength:.2}"),
+            Player::Pool(bot) => write!(f, "pool {bot}"),
         }
     }
 }
@@ -182,6 +235,25 @@ impl Played {
 
     fn plies(&self) -> usize {
         self.record.actions.len()
+    }
+
+    /// Goats captured by the end of the placement phase (or by the end of
+    /// the game, if it ended before).
+    fn placement_losses(&self) -> u8 {
+        let start = self
+            .record
+            .start
+            .unwrap_or_else(|| Setup::start(&self.record.rules));
+        let Ok(mut position) = Position::from_setup(start, self.record.rules) else {
+            return 0;
+        };
+        for &action in &self.record.actions {
+            if position.in_hand() == 0 {
+                break;
+            }
+            position.play_unchecked(action);
+        }
+        position.eaten()
     }
 }
 
@@ -250,6 +322,14 @@ fn pairs(levels: &[Player], spans: &[usize]) -> Vec<(Player, Player)> {
     pairs
 }
 
+/// Every player of `players` against every bot of `bots`.
+fn pool_pairs(players: &[Player], bots: &[Player]) -> Vec<(Player, Player)> {
+    players
+        .iter()
+        .flat_map(|&p| bots.iter().map(move |&b| (p, b)))
+        .collect()
+}
+
 /// The games of the schedule, strongest pairs first (they take longest,
 /// which balances the threads).
 fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture> {
@@ -272,7 +352,7 @@ fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture>
         }
     }
     fixtures.sort_by(|f, g| {
-        let strength = |x: &Fixture| x.goats.skill().strength + x.tigers.skill().strength;
+        let strength = |x: &Fixture| x.goats.weight() + x.tigers.weight();
         strength(g).total_cmp(&strength(f))
     });
     fixtures
@@ -350,10 +430,7 @@ fn play(engine: &Engine, book: &Book, fixture: Fixture, index: usize, opening: u
         };
         let seed =
             fixture.opening_seed ^ (position.ply() as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        let action = engine
-            .think_at(position, &player.skill(), seed)
-            .expect("an unfinished game has an action")
-            .action;
+        let action = player.act(engine, position, seed);
         game.play(action).expect("the engine plays legal actions");
     }
     Played {
@@ -363,16 +440,16 @@ fn play(engine: &Engine, book: &Book, fixture: Fixture, index: usize, opening: u
     }
 }
 
-/// The fit of the games played: each game as (goats, tigers, the
-/// goats' score) by place in `levels`.
-fn fit(levels: &[Player], played: &[Played]) -> Fit {
+/// The games played as (goats, tigers, the goats' score) by place in
+/// `levels`.
+fn scores(levels: &[Player], played: &[Played]) -> Vec<(usize, usize, f64)> {
     let index = |l: Player| {
         levels
             .iter()
             .position(|&x| x == l)
             .expect("a playing level")
     };
-    let games: Vec<(usize, usize, f64)> = played
+    played
         .iter()
         .map(|p| {
             let score = match p.winner() {
@@ -382,9 +459,32 @@ fn fit(levels: &[Player], played: &[Played]) -> Fit {
             };
             (index(p.fixture.goats), index(p.fixture.tigers), score)
         })
-        .collect();
+        .collect()
+}
+
+/// The fit with one strength per player and a side term.
+fn fit(levels: &[Player], played: &[Played]) -> Fit {
     let nominal: Vec<f64> = levels.iter().map(|l| l.nominal()).collect();
-    fit::ratings(&nominal, &games)
+    fit::ratings(&nominal, &scores(levels, played))
+}
+
+/// The fit with a strength per player and side, anchored to the pool's
+/// alpha-beta bots (or the whole pool) when a pool plays, else so that
+/// the mean of the players' means is the mean of their labels.
+fn fit_sided(players: &[Player], played: &[Played]) -> Sided {
+    let searchers: Vec<usize> = (0..players.len())
+        .filter(|&k| matches!(players[k], Player::Pool(Bot::AlphaBeta(_))))
+        .collect();
+    let bots: Vec<usize> = (0..players.len())
+        .filter(|&k| matches!(players[k], Player::Pool(_)))
+        .collect();
+    let anchor = match (searchers.is_empty(), bots.is_empty()) {
+        (false, _) => searchers,
+        (true, false) => bots,
+        (true, true) => (0..players.len()).collect(),
+    };
+    let value = anchor.iter().map(|&k| players[k].nominal()).sum::<f64>() / anchor.len() as f64;
+    fit::sided(players.len(), &scores(players, played), &anchor, value)
 }
 
 /// Wins, draws and losses of one level on one side.
@@ -437,10 +537,7 @@ fn report(
     seconds: f64,
 ) -> String {
     let mut out = String::new();
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let command = command
-        .rsplit_once("baghchal ")
-        .map_or(command.clone(), |(_, rest)| format!("baghchal {rest}"));
+    let command = command_line();
     let _ = writeln!(out, "# Strength of the levels\n");
     let _ = writeln!(
         out,
@@ -532,6 +629,110 @@ fn report(
         })
         .count();
     let _ = writeln!(out, "\nGames lost by the top level ({top}): {top_losses}.");
+    let _ = writeln!(out, "{}", endings(played));
+    out
+}
+
+/// Each player's wins, draws and losses on each side, and the goats it
+/// lost in placement as the goats (a total).
+fn tallies(player: Player, played: &[Played]) -> (Tally, Tally, usize) {
+    let mut goats = Tally::default();
+    let mut tigers = Tally::default();
+    let mut lost = 0;
+    for p in played {
+        if p.fixture.goats == player {
+            goats.add(p.winner(), Side::Goat);
+            lost += p.placement_losses() as usize;
+        }
+        if p.fixture.tigers == player {
+            tigers.add(p.winner(), Side::Tiger);
+        }
+    }
+    (goats, tigers, lost)
+}
+
+/// The report's section on ratings per side.
+fn sided_section(players: &[Player], played: &[Played], sided: &Sided, anchor: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n## Ratings per side\n\n\
+         A strength per player and side, fitted by maximum likelihood (a \
+         Bradley-Terry model in which the goats' expected score is \
+         1 / (1 + 10^((tigers - goats) / 400)), draws as half points, a weak \
+         prior of ± {:.0} on every rating), anchored so that {anchor}; ± is a \
+         95% interval relative to the anchor. The mean of the two sides is \
+         where a label belongs. \"Placement\" is the goats lost by the end of \
+         the placement phase per game as the goats.\n",
+        2000.0
+    );
+    let _ = writeln!(
+        out,
+        "| player | as goats | ± | as tigers | ± | mean | ± | games | as goats (W-D-L) | as tigers (W-D-L) | placement |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|---:|"
+    );
+    for (k, &player) in players.iter().enumerate() {
+        let (goats, tigers, lost) = tallies(player, played);
+        let placement = if goats.games() == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.2}", lost as f64 / goats.games() as f64)
+        };
+        let _ = writeln!(
+            out,
+            "| {player} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {}-{}-{} | {}-{}-{} | {placement} |",
+            sided.goats[k],
+            sided.goats_errors[k],
+            sided.tigers[k],
+            sided.tigers_errors[k],
+            sided.mean[k],
+            sided.mean_errors[k],
+            goats.games() + tigers.games(),
+            goats.wins,
+            goats.draws,
+            goats.losses,
+            tigers.wins,
+            tigers.draws,
+            tigers.losses
+        );
+    }
+    let ranked: Vec<usize> = (0..players.len())
+        .filter(|&k| !matches!(players[k], Player::Pool(_)))
+        .collect();
+    if ranked.len() >= 2 {
+        let _ = writeln!(
+            out,
+            "\nGaps between the means of adjacent levels (target 100 ± 50):\n"
+        );
+        let _ = writeln!(out, "| pair | gap | ± | goats' gap | tigers' gap |");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+        for w in ranked.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            // Adjacent players in the fit's order share the gap's error bar.
+            let error = if b == a + 1 {
+                format!("{:.0}", sided.gap_errors[b])
+            } else {
+                "–".to_string()
+            };
+            let _ = writeln!(
+                out,
+                "| {}–{} | {:.0} | {error} | {:.0} | {:.0} |",
+                players[a],
+                players[b],
+                sided.mean[b] - sided.mean[a],
+                sided.goats[b] - sided.goats[a],
+                sided.tigers[b] - sided.tigers[a]
+            );
+        }
+    }
+    out
+}
+
+/// The endings of the games, by reason.
+fn endings(played: &[Played]) -> String {
     let mut reasons: Vec<(Reason, usize)> = Vec::new();
     for p in played {
         let reason = p.outcome().reason();
@@ -540,22 +741,87 @@ fn report(
             None => reasons.push((reason, 1)),
         }
     }
-    let _ = writeln!(
-        out,
+    format!(
         "Endings: {}.",
         reasons
             .iter()
             .map(|(r, n)| format!("{} {n}", r.as_str()))
             .collect::<Vec<_>>()
             .join(", ")
+    )
+}
+
+/// The command line as run, from `baghchal` on.
+fn command_line() -> String {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    command
+        .rsplit_once("baghchal ")
+        .map_or(command.clone(), |(_, rest)| format!("baghchal {rest}"))
+}
+
+/// The Markdown report of a tournament against the pool.
+fn pool_report(
+    args: &Args,
+    tablebase: bool,
+    players: &[Player],
+    played: &[Played],
+    sided: &Sided,
+    seconds: f64,
+) -> String {
+    let mut out = String::new();
+    let bots: Vec<String> = players
+        .iter()
+        .filter_map(|p| match p {
+            Player::Pool(bot) => Some(bot.to_string()),
+            _ => None,
+        })
+        .collect();
+    let _ = writeln!(out, "# Strength against the reference pool\n");
+    let _ = writeln!(
+        out,
+        "Measured under the house rules{}: every player played every bot of \
+         the reference pool ({}) {} games, in twos from the same seeded \
+         opening with the sides swapped: {} plies, each drawn at random among \
+         the actions that a search of {} nodes scores within {:.2} goats of \
+         the best.\n",
+        if tablebase {
+            ", the levels with the movement-phase tablebase"
+        } else {
+            ", without a tablebase"
+        },
+        bots.join(", "),
+        args.games.div_ceil(2) * 2,
+        args.opening,
+        args.opening_nodes,
+        args.opening_margin as f64 / 1000.0
     );
+    let _ = writeln!(out, "```\n{}\n```\n", command_line());
+    let draws = played.iter().filter(|p| p.winner().is_none()).count();
+    let _ = writeln!(
+        out,
+        "{} games ({} drawn) in {:.0} s on {} threads. {}",
+        played.len(),
+        draws,
+        seconds,
+        args.threads,
+        endings(played)
+    );
+    out.push_str(&sided_section(
+        players,
+        played,
+        sided,
+        &format!("the pool's alpha-beta bots average {POOL_ANCHOR:.0} on the mean of their sides"),
+    ));
     out
 }
 
 /// The report's section on placing the labels on the path (points of the
 /// path only).
 fn placement(points: &[Player], fit: &Fit) -> String {
-    let strengths: Vec<f64> = points.iter().map(|p| p.skill().strength).collect();
+    let strengths: Vec<f64> = points
+        .iter()
+        .map(|p| p.skill().map_or(0.0, |s| s.strength))
+        .collect();
     let labels: Vec<Level> = Level::all().collect();
     let mut out = String::from("\n## Placing the labels\n\n");
     let (curve, placed) = match place(&strengths, fit, labels.len(), 100.0) {
@@ -622,7 +888,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.place && args.strengths.is_none() {
         bail!("--place needs --strengths: it places the labels on points of the path");
     }
-    let pairs = pairs(&levels, &args.span);
+    let bots: Vec<Player> = if args.pool {
+        match &args.bots {
+            Some(list) => Bot::parse_list(list)?,
+            None => pool::DEFAULT.to_vec(),
+        }
+        .into_iter()
+        .map(Player::Pool)
+        .collect()
+    } else {
+        Vec::new()
+    };
+    let pairs = if args.pool {
+        pool_pairs(&levels, &bots)
+    } else {
+        pairs(&levels, &args.span)
+    };
+    let players: Vec<Player> = levels.iter().chain(&bots).copied().collect();
     let fixtures = schedule(&pairs, args.games, args.seed);
     let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
     let progress = if args.quiet {
@@ -670,16 +952,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(dir) = &args.records {
         write_records(dir, &played)?;
     }
-    let fit = fit(&levels, &played);
-    let mut text = report(
-        &args,
-        engine.tablebase().is_some(),
-        &levels,
-        &played,
-        &fit,
-        seconds,
-    );
+    let sided = fit_sided(&players, &played);
+    let tablebase = engine.tablebase().is_some();
+    let mut text = if args.pool {
+        pool_report(&args, tablebase, &players, &played, &sided, seconds)
+    } else {
+        let fit = fit(&levels, &played);
+        let mut text = report(&args, tablebase, &levels, &played, &fit, seconds);
+        text.push_str(&sided_section(
+            &players,
+            &played,
+            &sided,
+            "the mean of the players' means is the mean of their labels",
+        ));
+        text
+    };
     if args.place {
+        // The labels belong on the mean of the two sides.
+        let n = levels.len();
+        let fit = Fit {
+            ratings: sided.mean[..n].to_vec(),
+            errors: sided.mean_errors[..n].to_vec(),
+            gap_errors: sided.gap_errors[..n].to_vec(),
+            goat_edge: 0.0,
+        };
         text.push_str(&placement(&levels, &fit));
     }
     print!("{text}");
@@ -698,10 +994,14 @@ mod tests {
     }
 
     fn played(goats: u16, tigers: u16, winner: Option<Side>) -> Played {
+        played_by(level(goats), level(tigers), winner)
+    }
+
+    fn played_by(goats: Player, tigers: Player, winner: Option<Side>) -> Played {
         Played {
             fixture: Fixture {
-                goats: level(goats),
-                tigers: level(tigers),
+                goats,
+                tigers,
                 opening_seed: 0,
             },
             index: 0,
@@ -800,7 +1100,7 @@ mod tests {
             vec![Player::Point(0.0), Player::Point(2.5), Player::Point(4.0)]
         );
         assert_eq!(points[1].to_string(), "s = 2.50");
-        assert_eq!(points[1].skill(), Skill::at(2.5));
+        assert_eq!(points[1].skill(), Some(Skill::at(2.5)));
         assert_eq!(points[2].nominal(), 400.0);
         assert_eq!(parse_strengths("-2,1").unwrap()[0], Player::Point(-2.0));
         for bad in ["1", "1,x", "-11,2", "1,31", "1,NaN"] {
@@ -844,6 +1144,72 @@ mod tests {
         }
         let distinct: std::collections::HashSet<&Vec<Action>> = lines.iter().collect();
         assert!(distinct.len() >= 4, "{lines:?}");
+    }
+
+    #[test]
+    fn the_sided_fit_rates_each_side_and_anchors_on_the_pool() {
+        let a = level(400);
+        let bot = Player::Pool(Bot::AlphaBeta(2));
+        let players = vec![a, bot];
+        let mut games = Vec::new();
+        for _ in 0..40 {
+            // As goats, 400 scores 1 of 2 against the bot's tigers; as
+            // tigers, 3 of 4 against its goats.
+            let goats = |winner| played_by(a, bot, winner);
+            games.push(goats(Some(Side::Goat)));
+            games.push(goats(Some(Side::Tiger)));
+            for winner in [Side::Tiger, Side::Tiger, Side::Tiger, Side::Goat] {
+                games.push(played_by(bot, a, Some(winner)));
+            }
+        }
+        let sided = fit_sided(&players, &games);
+        assert!(((sided.goats[1] + sided.tigers[1]) / 2.0 - POOL_ANCHOR).abs() < 1e-6);
+        assert!((sided.mean[1] - POOL_ANCHOR).abs() < 1e-6);
+        // Equal as goats against the bot's tigers, 191 above as tigers.
+        assert!(
+            (sided.goats[0] - sided.tigers[1]).abs() < 5.0,
+            "{:?}",
+            sided.goats
+        );
+        assert!((sided.tigers[0] - sided.goats[1] - 191.0).abs() < 10.0);
+        assert!(sided.mean_errors[0] > 0.0 && sided.mean_errors[0] < 200.0);
+        assert_eq!(sided.mean_errors[1], 0.0);
+    }
+
+    #[test]
+    fn a_pool_tournament_plays_every_player_against_every_bot_on_both_sides() {
+        let levels = parse_levels("400,2400").unwrap();
+        let bots: Vec<Player> = Bot::parse_list("random,ab9")
+            .unwrap()
+            .into_iter()
+            .map(Player::Pool)
+            .collect();
+        let fixtures = schedule(&pool_pairs(&levels, &bots), 2, 3);
+        assert_eq!(fixtures.len(), 2 * 2 * 2);
+        for &l in &levels {
+            for &b in &bots {
+                assert!(fixtures.iter().any(|f| f.goats == l && f.tigers == b));
+                assert!(fixtures.iter().any(|f| f.goats == b && f.tigers == l));
+            }
+        }
+        // The slowest games come first.
+        assert_eq!(
+            fixtures[0].goats.weight() + fixtures[0].tigers.weight(),
+            22.3 + 18.0
+        );
+    }
+
+    #[test]
+    fn placement_losses_count_the_goats_taken_while_goats_were_in_hand() {
+        let mut p = played(400, 500, None);
+        let mut game = Game::new(Rules::default());
+        for text in ["b2", "a1xc3", "a2"] {
+            game.play(text.parse().unwrap()).unwrap();
+        }
+        p.record.actions = game.record().actions;
+        assert_eq!(p.placement_losses(), 1);
+        p.record.actions.truncate(1);
+        assert_eq!(p.placement_losses(), 0);
     }
 
     #[test]
