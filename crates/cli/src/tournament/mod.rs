@@ -257,8 +257,8 @@ impl Played {
     }
 }
 
-/// Reads `400-2400` or `400,800,1200`.
-fn parse_levels(text: &str) -> anyhow::Result<Vec<Player>> {
+/// Reads `400-2400` or `400,800,1200`: at least `least` levels.
+fn parse_levels(text: &str, least: usize) -> anyhow::Result<Vec<Player>> {
     let level = |t: &str| -> anyhow::Result<Level> {
         t.trim()
             .parse()
@@ -275,14 +275,14 @@ fn parse_levels(text: &str) -> anyhow::Result<Vec<Player>> {
     };
     levels.sort();
     levels.dedup();
-    if levels.len() < 2 {
-        bail!("a tournament needs at least two levels");
+    if levels.len() < least {
+        bail!("a tournament needs at least two levels, or one against the pool");
     }
     Ok(levels.into_iter().map(Player::Level).collect())
 }
 
-/// Reads `0,2.5,5`: points of the levels' path.
-fn parse_strengths(text: &str) -> anyhow::Result<Vec<Player>> {
+/// Reads `0,2.5,5`: at least `least` points of the levels' path.
+fn parse_strengths(text: &str, least: usize) -> anyhow::Result<Vec<Player>> {
     let mut points = text
         .split(',')
         .map(|t| {
@@ -295,8 +295,8 @@ fn parse_strengths(text: &str) -> anyhow::Result<Vec<Player>> {
         .collect::<anyhow::Result<Vec<f64>>>()?;
     points.sort_by(f64::total_cmp);
     points.dedup();
-    if points.len() < 2 {
-        bail!("a tournament needs at least two strengths");
+    if points.len() < least {
+        bail!("a tournament needs at least two strengths, or one against the pool");
     }
     Ok(points.into_iter().map(Player::Point).collect())
 }
@@ -859,28 +859,25 @@ fn placement(points: &[Player], fit: &Fit) -> String {
     out
 }
 
-/// Writes each game's record to its own file in `dir`.
-fn write_records(dir: &Path, played: &[Played]) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for p in played {
-        let name = format!(
-            "{:04}-{}-{}.txt",
-            p.index,
-            p.fixture.goats.slug(),
-            p.fixture.tigers.slug()
-        );
-        let path = dir.join(name);
-        std::fs::write(&path, p.record.to_string())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
+/// Writes a game's record to its own file in `dir` (which exists).
+fn write_record(dir: &Path, p: &Played) -> anyhow::Result<()> {
+    let name = format!(
+        "{:04}-{}-{}.txt",
+        p.index,
+        p.fixture.goats.slug(),
+        p.fixture.tigers.slug()
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, p.record.to_string())
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Runs `baghchal tournament`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let least = if args.pool { 1 } else { 2 };
     let levels = match &args.strengths {
-        Some(points) => parse_strengths(points)?,
-        None => parse_levels(&args.levels)?,
+        Some(points) => parse_strengths(points, least)?,
+        None => parse_levels(&args.levels, least)?,
     };
     if args.games == 0 {
         bail!("--games must be at least 1");
@@ -922,6 +919,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let book = Book::new(&engine, args.opening_nodes, args.opening_margin);
     let next = AtomicUsize::new(0);
     let played = Mutex::new(Vec::with_capacity(fixtures.len()));
+    if let Some(dir) = &args.records {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    // Records are written as the games end, so that a long run that is
+    // stopped keeps the games it played.
+    let written = Mutex::new(Ok(()));
     let start = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..args.threads.max(1) {
@@ -941,6 +944,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     }
                 ));
                 progress.inc(1);
+                if let Some(dir) = &args.records {
+                    let outcome = write_record(dir, &result);
+                    let mut first = written.lock().expect("no worker panicked");
+                    if first.is_ok() {
+                        *first = outcome;
+                    }
+                }
                 played.lock().expect("no worker panicked").push(result);
             });
         }
@@ -949,9 +959,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let seconds = start.elapsed().as_secs_f64();
     let mut played = played.into_inner().expect("no worker panicked");
     played.sort_by_key(|p| p.index);
-    if let Some(dir) = &args.records {
-        write_records(dir, &played)?;
-    }
+    written.into_inner().expect("no worker panicked")?;
     let sided = fit_sided(&players, &played);
     let tablebase = engine.tablebase().is_some();
     let mut text = if args.pool {
@@ -1017,7 +1025,7 @@ mod tests {
 
     #[test]
     fn the_schedule_plays_every_opening_with_sides_swapped() {
-        let levels = parse_levels("400-800").unwrap();
+        let levels = parse_levels("400-800", 2).unwrap();
         let pairs = pairs(&levels, &[2]);
         assert_eq!(pairs.len(), 4 + 3);
         let fixtures = schedule(&pairs, 3, 9);
@@ -1094,7 +1102,7 @@ mod tests {
 
     #[test]
     fn points_of_the_path_play_in_order_and_anchor_at_100_per_unit() {
-        let points = parse_strengths("4, 0,2.5").unwrap();
+        let points = parse_strengths("4, 0,2.5", 2).unwrap();
         assert_eq!(
             points,
             vec![Player::Point(0.0), Player::Point(2.5), Player::Point(4.0)]
@@ -1102,14 +1110,14 @@ mod tests {
         assert_eq!(points[1].to_string(), "s = 2.50");
         assert_eq!(points[1].skill(), Some(Skill::at(2.5)));
         assert_eq!(points[2].nominal(), 400.0);
-        assert_eq!(parse_strengths("-2,1").unwrap()[0], Player::Point(-2.0));
+        assert_eq!(parse_strengths("-2,1", 2).unwrap()[0], Player::Point(-2.0));
         for bad in ["1", "1,x", "-11,2", "1,31", "1,NaN"] {
-            assert!(parse_strengths(bad).is_err(), "{bad}");
+            assert!(parse_strengths(bad, 2).is_err(), "{bad}");
         }
         // Distinct points get distinct openings, below 0 too.
         let fixtures = schedule(&pairs(&points, &[0]), 2, 5);
         assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
-        let below = parse_strengths("-3,-2,-1").unwrap();
+        let below = parse_strengths("-3,-2,-1", 2).unwrap();
         let fixtures = schedule(&pairs(&below, &[0]), 2, 5);
         assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
     }
@@ -1178,7 +1186,7 @@ mod tests {
 
     #[test]
     fn a_pool_tournament_plays_every_player_against_every_bot_on_both_sides() {
-        let levels = parse_levels("400,2400").unwrap();
+        let levels = parse_levels("400,2400", 2).unwrap();
         let bots: Vec<Player> = Bot::parse_list("random,ab9")
             .unwrap()
             .into_iter()
@@ -1221,12 +1229,13 @@ mod tests {
 
     #[test]
     fn levels_read_as_ranges_or_lists() {
-        assert_eq!(parse_levels("2200-2400").unwrap().len(), 3);
+        assert_eq!(parse_levels("2200-2400", 2).unwrap().len(), 3);
         assert_eq!(
-            parse_levels("800,400").unwrap(),
+            parse_levels("800,400", 2).unwrap(),
             vec![level(400), level(800)]
         );
-        assert!(parse_levels("400").is_err());
-        assert!(parse_levels("450-600").is_err());
+        assert!(parse_levels("400", 2).is_err());
+        assert_eq!(parse_levels("400", 1).unwrap(), vec![level(400)]);
+        assert!(parse_levels("450-600", 2).is_err());
     }
 }
