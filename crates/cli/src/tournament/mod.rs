@@ -47,6 +47,7 @@ use self::pool::Bot;
 
 mod fit;
 mod pool;
+pub mod squeeze;
 
 /// Options of `baghchal tournament`.
 #[derive(clap::Args, Debug)]
