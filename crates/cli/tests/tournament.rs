@@ -135,7 +135,9 @@ fn placing_the_labels_needs_points_of_the_path() {
 
 #[test]
 fn a_level_plays_the_pool_on_both_sides_and_is_rated_per_side() {
-    let stdout = succeeds([
+    let dir = std::env::temp_dir().join(format!("baghchal-cli-pool-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = [
         "tournament",
         "--levels",
         "400",
@@ -147,7 +149,27 @@ fn a_level_plays_the_pool_on_both_sides_and_is_rated_per_side() {
         "--quiet",
         "--opening-nodes",
         "20000",
-    ]);
+    ];
+    let stdout = succeeds(
+        args.map(OsStr::new)
+            .into_iter()
+            .chain([OsStr::new("--records"), dir.as_os_str()]),
+    );
+    // The same report again from the records, without playing.
+    let again = succeeds(
+        args.map(OsStr::new)
+            .into_iter()
+            .chain([OsStr::new("--from-records"), dir.as_os_str()]),
+    );
+    let table = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(table(&again), table(&stdout), "{again}");
+    assert!(again.contains("read from the records"), "{again}");
+    std::fs::remove_dir_all(&dir).unwrap();
     assert!(
         stdout.starts_with("# Strength against the reference pool"),
         "{stdout}"

@@ -114,6 +114,11 @@ pub struct Args {
     /// random,greedy,ab2,ab4,ab6,ab9,ab10.
     #[arg(long, requires = "pool")]
     bots: Option<String>,
+    /// Play nothing: fit and report the games recorded in this directory
+    /// (by an earlier run with the same players and --records, finished
+    /// or stopped).
+    #[arg(long)]
+    from_records: Option<PathBuf>,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
@@ -535,7 +540,7 @@ fn report(
     levels: &[Player],
     played: &[Played],
     fit: &Fit,
-    seconds: f64,
+    seconds: Option<f64>,
 ) -> String {
     let mut out = String::new();
     let command = command_line();
@@ -567,13 +572,12 @@ fn report(
     let mean_plies = played.iter().map(|p| p.plies() as f64).sum::<f64>() / played.len() as f64;
     let _ = writeln!(
         out,
-        "{} games ({} drawn, {:.0} plies on average) in {:.0} s on {} threads. \
+        "{} games ({} drawn, {:.0} plies on average) {}. \
          At equal levels the goats' side is worth {:+.0} Elo.\n",
         played.len(),
         draws,
         mean_plies,
-        seconds,
-        args.threads,
+        timing(seconds, args.threads),
         fit.goat_edge
     );
     let _ = writeln!(
@@ -752,6 +756,131 @@ fn endings(played: &[Played]) -> String {
     )
 }
 
+/// "in 120 s on 2 threads", or where the games came from.
+fn timing(seconds: Option<f64>, threads: usize) -> String {
+    match seconds {
+        Some(seconds) => format!("in {seconds:.0} s on {threads} threads"),
+        None => "read from the records of an earlier run".to_string(),
+    }
+}
+
+/// The games recorded in `dir` by a run of `players` (file names as
+/// [`write_record`] makes them), in schedule order.
+fn read_played(dir: &Path, players: &[Player]) -> anyhow::Result<Vec<Played>> {
+    let mut played = Vec::new();
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    for entry in entries {
+        let path = entry?.path();
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".txt"))
+        else {
+            continue;
+        };
+        let mut fields = stem.splitn(2, '-');
+        let index: usize = fields
+            .next()
+            .and_then(|i| i.parse().ok())
+            .with_context(|| format!("{} is not named NNNN-GOATS-TIGERS.txt", path.display()))?;
+        let rest = fields.next().unwrap_or("");
+        let pair = players.iter().find_map(|&g| {
+            let tigers = rest.strip_prefix(&g.slug())?.strip_prefix('-')?;
+            players.iter().find(|t| t.slug() == tigers).map(|&t| (g, t))
+        });
+        let Some((goats, tigers)) = pair else {
+            bail!("{}: its players are not among those named", path.display());
+        };
+        let record: Record = std::fs::read_to_string(&path)?
+            .parse()
+            .with_context(|| format!("{} is not a record", path.display()))?;
+        if record.result.is_none() {
+            bail!("{} is an unfinished game", path.display());
+        }
+        played.push(Played {
+            fixture: Fixture {
+                goats,
+                tigers,
+                opening_seed: 0,
+            },
+            index,
+            record,
+        });
+    }
+    played.sort_by_key(|p| p.index);
+    if played.is_empty() {
+        bail!("no records in {}", dir.display());
+    }
+    Ok(played)
+}
+
+/// Plays the fixtures on `--threads` threads, writing each record as its
+/// game ends; returns the games in schedule order and the seconds taken.
+fn play_all(
+    args: &Args,
+    engine: &Engine,
+    fixtures: &[Fixture],
+) -> anyhow::Result<(Vec<Played>, f64)> {
+    let progress = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(fixtures.len() as u64)
+    };
+    progress.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} games, eta {eta} {msg}",
+        )
+        .context("progress template")?
+        .progress_chars("=> "),
+    );
+    let book = Book::new(engine, args.opening_nodes, args.opening_margin);
+    let next = AtomicUsize::new(0);
+    let played = Mutex::new(Vec::with_capacity(fixtures.len()));
+    if let Some(dir) = &args.records {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    // Records are written as the games end, so that a long run that is
+    // stopped keeps the games it played.
+    let written = Mutex::new(Ok(()));
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&fixture) = fixtures.get(i) else {
+                    break;
+                };
+                let result = play(engine, &book, fixture, i, args.opening);
+                progress.set_message(format!(
+                    "{} vs {}: {}",
+                    fixture.goats,
+                    fixture.tigers,
+                    match result.winner() {
+                        Some(side) => side.name(),
+                        None => "draw",
+                    }
+                ));
+                progress.inc(1);
+                if let Some(dir) = &args.records {
+                    let outcome = write_record(dir, &result);
+                    let mut first = written.lock().expect("no worker panicked");
+                    if first.is_ok() {
+                        *first = outcome;
+                    }
+                }
+                played.lock().expect("no worker panicked").push(result);
+            });
+        }
+    });
+    progress.finish();
+    let seconds = start.elapsed().as_secs_f64();
+    let mut played = played.into_inner().expect("no worker panicked");
+    played.sort_by_key(|p| p.index);
+    written.into_inner().expect("no worker panicked")?;
+    Ok((played, seconds))
+}
+
 /// The command line as run, from `baghchal` on.
 fn command_line() -> String {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
@@ -767,7 +896,7 @@ fn pool_report(
     players: &[Player],
     played: &[Played],
     sided: &Sided,
-    seconds: f64,
+    seconds: Option<f64>,
 ) -> String {
     let mut out = String::new();
     let bots: Vec<String> = players
@@ -800,11 +929,10 @@ fn pool_report(
     let draws = played.iter().filter(|p| p.winner().is_none()).count();
     let _ = writeln!(
         out,
-        "{} games ({} drawn) in {:.0} s on {} threads. {}",
+        "{} games ({} drawn) {}. {}",
         played.len(),
         draws,
-        seconds,
-        args.threads,
+        timing(seconds, args.threads),
         endings(played)
     );
     out.push_str(&sided_section(
@@ -905,62 +1033,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let players: Vec<Player> = levels.iter().chain(&bots).copied().collect();
     let fixtures = schedule(&pairs, args.games, args.seed);
     let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
-    let progress = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(fixtures.len() as u64)
-    };
-    progress.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} games, eta {eta} {msg}",
-        )
-        .context("progress template")?
-        .progress_chars("=> "),
-    );
-    let book = Book::new(&engine, args.opening_nodes, args.opening_margin);
-    let next = AtomicUsize::new(0);
-    let played = Mutex::new(Vec::with_capacity(fixtures.len()));
-    if let Some(dir) = &args.records {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    // Records are written as the games end, so that a long run that is
-    // stopped keeps the games it played.
-    let written = Mutex::new(Ok(()));
-    let start = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..args.threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&fixture) = fixtures.get(i) else {
-                    break;
-                };
-                let result = play(&engine, &book, fixture, i, args.opening);
-                progress.set_message(format!(
-                    "{} vs {}: {}",
-                    fixture.goats,
-                    fixture.tigers,
-                    match result.winner() {
-                        Some(side) => side.name(),
-                        None => "draw",
-                    }
-                ));
-                progress.inc(1);
-                if let Some(dir) = &args.records {
-                    let outcome = write_record(dir, &result);
-                    let mut first = written.lock().expect("no worker panicked");
-                    if first.is_ok() {
-                        *first = outcome;
-                    }
-                }
-                played.lock().expect("no worker panicked").push(result);
-            });
+    let (played, seconds) = match &args.from_records {
+        Some(dir) => (read_played(dir, &players)?, None),
+        None => {
+            let (played, seconds) = play_all(&args, &engine, &fixtures)?;
+            (played, Some(seconds))
         }
-    });
-    progress.finish();
-    let seconds = start.elapsed().as_secs_f64();
-    let mut played = played.into_inner().expect("no worker panicked");
-    played.sort_by_key(|p| p.index);
-    written.into_inner().expect("no worker panicked")?;
+    };
     let sided = fit_sided(&players, &played);
     let tablebase = engine.tablebase().is_some();
     let mut text = if args.pool {
