@@ -97,6 +97,19 @@ fn source(source: Source) -> wire::EvaluationSource {
 pub struct Computer {
     bot: Arc<dyn Bot>,
     thinkers: Arc<Semaphore>,
+    /// Analysis-board requests in flight, as many as there are thinkers:
+    /// one more is refused rather than queued.
+    boards: Arc<Semaphore>,
+}
+
+/// Why the computer did not value a position.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Unavailable {
+    /// As many analysis-board requests as there are thinkers are being
+    /// served.
+    Busy,
+    /// The bot cannot analyse, or its thread failed.
+    Failed,
 }
 
 impl Computer {
@@ -105,6 +118,7 @@ impl Computer {
         Computer {
             bot,
             thinkers: Arc::new(Semaphore::new(threads.max(1))),
+            boards: Arc::new(Semaphore::new(threads.max(1))),
         }
     }
 
@@ -122,16 +136,25 @@ impl Computer {
         }
     }
 
-    /// Values every legal action of `position` on a thinker's thread;
-    /// `None` when the bot cannot analyse or its thread failed.
-    pub async fn value_actions(&self, position: Position) -> Option<Vec<wire::ActionValue>> {
-        let _permit = self.thinkers.acquire().await.ok()?;
+    /// Values every legal action of `position` on a thinker's thread, or
+    /// says why not. A request beyond as many as there are thinkers is
+    /// refused at once.
+    pub async fn value_actions(
+        &self,
+        position: Position,
+    ) -> Result<Vec<wire::ActionValue>, Unavailable> {
+        let _board = self.boards.try_acquire().map_err(|_| Unavailable::Busy)?;
+        let _permit = self
+            .thinkers
+            .acquire()
+            .await
+            .map_err(|_| Unavailable::Failed)?;
         let bot = Arc::clone(&self.bot);
         match tokio::task::spawn_blocking(move || bot.value_actions(&position)).await {
-            Ok(values) => values,
+            Ok(values) => values.ok_or(Unavailable::Failed),
             Err(e) => {
                 tracing::error!(error = %e, "the analysis thread failed");
-                None
+                Err(Unavailable::Failed)
             }
         }
     }

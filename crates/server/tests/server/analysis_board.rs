@@ -163,3 +163,81 @@ async fn a_pasted_game_is_read_in_each_notation() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_body_may_be_larger_than_a_table_request_but_is_bounded() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    // 40 KiB of JSON whitespace around a short line: above the 16 KiB of
+    // the other endpoints, below the analysis board's 64 KiB.
+    let padded = format!(r#"{{"actions":["c3"]{}}}"#, " ".repeat(40 * 1024));
+    let board = analyse(&server, &padded).await;
+    assert_eq!(board.actions, ["c3"]);
+    let oversized = format!(r#"{{"actions":["c3"]{}}}"#, " ".repeat(70 * 1024));
+    let (status, error) = refused(&server, &oversized).await;
+    assert_eq!((status, error.error.as_str()), (413, "too_large"));
+    assert_eq!(error.message, "the body is limited to 64 KiB");
+    server.stop().await;
+}
+
+/// A bot whose analysis waits at a gate: it says when it has entered and
+/// answers once the test opens the gate.
+struct GateBot {
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    open: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl baghchal_server::bot::Bot for GateBot {
+    fn choose(
+        &self,
+        _: &baghchal_rules::Position,
+        _: baghchal_engine::Level,
+        _: u64,
+    ) -> Option<baghchal_rules::Action> {
+        None
+    }
+
+    fn value_actions(
+        &self,
+        _: &baghchal_rules::Position,
+    ) -> Option<Vec<baghchal_protocol::ActionValue>> {
+        let _ = self.entered.lock().unwrap().send(());
+        let _ = self.open.lock().unwrap().recv();
+        Some(Vec::new())
+    }
+}
+
+#[tokio::test]
+async fn a_request_beyond_the_computers_thinkers_is_told_to_try_again() {
+    let db = TestDb::sqlite();
+    let (entered, entered_rx) = std::sync::mpsc::channel();
+    let (open, open_rx) = std::sync::mpsc::channel();
+    let mut config = TestServer::config(&db);
+    config.bot_threads = 1;
+    config.bot = std::sync::Arc::new(GateBot {
+        entered: std::sync::Mutex::new(entered),
+        open: std::sync::Mutex::new(open_rx),
+    });
+    let server = TestServer::start_with(config).await;
+    let addr = server.addr;
+    let first =
+        tokio::spawn(async move { crate::common::http(addr, "POST", "/api/analysis", "{}").await });
+    let waited =
+        tokio::task::spawn_blocking(move || entered_rx.recv_timeout(crate::common::PATIENCE));
+    waited
+        .await
+        .unwrap()
+        .expect("the first request reaches the computer");
+    let (status, error) = refused(&server, "{}").await;
+    assert_eq!((status, error.error.as_str()), (503, "unavailable"));
+    assert_eq!(
+        error.message,
+        "the analysis board is busy; try again in a moment"
+    );
+    open.send(()).unwrap();
+    let (status, body) = first.await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    open.send(()).unwrap();
+    assert_eq!(analyse(&server, "{}").await.legal, []);
+    server.stop().await;
+}
