@@ -230,7 +230,10 @@ export class TableView {
           this.render();
           return;
         }
-        announce(msg.code === 'not_your_turn' ? t('notYourTurn') : t('actionRefused', { message: msg.message }));
+        /** @type {Partial<Record<import('./wire.js').ErrorCode, StringKey>>} */
+        const said = { not_your_turn: 'notYourTurn', not_claimable: 'notClaimable', not_abortable: 'notAbortable', too_many_offers: 'tooManyOffers' };
+        const key = said[msg.code];
+        announce(key ? t(key) : t('actionRefused', { message: msg.message }));
         this.update();
         break;
       }

@@ -319,7 +319,10 @@ test('a game is aborted before both sides moved, and a rematch offer can be decl
   await page.locator('#abort').waitFor();
   assert.equal(await text(page, '#abort'), 'Abort the game');
   await page.locator('#abort').click();
-  await sentOf('abort');
+  const abort = await sentOf('abort');
+  // A refusal is said in words of its own.
+  push({ ...fixture('server.error.not_abortable', true), id: abort.id });
+  await page.waitForFunction(() => /can no longer be aborted/.test(document.getElementById('live')?.textContent || ''));
   const aborted = fixture('server.event.aborted', true);
   push(aborted);
   await page.waitForFunction(() => /Aborted: no result, not counted/.test(document.getElementById('headline')?.textContent || ''));
