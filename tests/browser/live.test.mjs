@@ -395,14 +395,20 @@ test('with the real server: a clocked game counts down, and an opponent who leav
   const guest = await newPage(browser);
   await guest.page.goto(await link(host.page, 'opponent'));
   await waitPlies(guest.page);
+  // No clock runs until each side has made its first action (the time in
+  // which the game may be aborted); then the goats' time runs, on both pages.
   await playByMouse(host.page, 'c3');
   await waitPlies(guest.page, 1);
-  // The tigers' time runs now, on both pages, and counts down between events.
-  await guest.page.locator('#clock-tigers.running').waitFor();
-  assert.equal(await guest.page.locator('#clock-goats.running').count(), 0);
-  const shown = await text(guest.page, '#clock-tigers .clock-time');
-  await guest.page.waitForFunction((was) => document.querySelector('#clock-tigers .clock-time')?.textContent !== was, shown);
-  await host.page.locator('#clock-tigers.running').waitFor();
+  assert.equal(await guest.page.locator('.clock.running').count(), 0);
+  assert.equal(await text(guest.page, '#abort'), 'Abort the game');
+  await playByMouse(guest.page, 'a1-b2');
+  await waitPlies(host.page, 2);
+  await host.page.locator('#clock-goats.running').waitFor();
+  assert.equal(await host.page.locator('#clock-tigers.running').count(), 0);
+  assert.equal(await host.page.locator('#abort').count(), 0);
+  const shown = await text(host.page, '#clock-goats .clock-time');
+  await host.page.waitForFunction((was) => document.querySelector('#clock-goats .clock-time')?.textContent !== was, shown);
+  await guest.page.locator('#clock-goats.running').waitFor();
 
   // The guest leaves: the host sees it at once, with the countdown, then may claim.
   await guest.context.close();
