@@ -462,8 +462,9 @@ test('friends agree a draw, rematch with sides swapped, and one resigns', async 
   await guest.page.getByText('Your opponent offers a draw.').waitFor();
   await guest.page.locator('#decline-draw').click();
   await host.page.locator('#offer-draw').waitFor();
-  await host.page.locator('#offer-draw').click();
-  await guest.page.locator('#accept-draw').click();
+  // Offers are limited per player (one each 10 s): the guest offers next.
+  await guest.page.locator('#offer-draw').click();
+  await host.page.locator('#accept-draw').click();
   for (const p of [host.page, guest.page]) {
     await p.waitForFunction(() => /Draw, agreed by both players/.test(document.getElementById('headline')?.textContent || ''));
   }
