@@ -113,8 +113,10 @@ impl IntoResponse for HttpError {
     }
 }
 
-/// Reads a `CreateTable`, naming the field at fault when it is not one.
-fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
+/// Reads the body of `POST /api/tables` as checked options, naming the
+/// field at fault when it is not one (public for the fuzz target
+/// `table_options`).
+pub fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
     let deserializer = &mut serde_json::Deserializer::from_slice(body);
     let raw: CreateTable = serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let path = e.path().to_string();
