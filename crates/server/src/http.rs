@@ -13,6 +13,7 @@ use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCr
 use baghchal_rules::Record;
 
 use crate::options::{side_to_wire, Opponent, TableOptions};
+use crate::tablebase::TablebaseState;
 use crate::tables::TablesError;
 use crate::AppState;
 
@@ -268,6 +269,34 @@ pub async fn healthz(State(state): State<AppState>) -> (StatusCode, &'static str
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable")
         }
     }
+}
+
+/// The body of `GET /readyz`.
+#[derive(serde::Serialize)]
+pub struct Readiness {
+    /// `ok`, or `unavailable` (with status 503).
+    pub database: &'static str,
+    /// Where the tablebase stands; the server serves in every state.
+    pub tablebase: TablebaseState,
+}
+
+/// `GET /readyz`: the database, and the tablebase's state in detail.
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
+    let (status, database) = match state.storage.ping().await {
+        Ok(()) => (StatusCode::OK, "ok"),
+        Err(e) => {
+            tracing::error!(error = %e, "readiness check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+        }
+    };
+    let tablebase = state.tablebase.state();
+    (
+        status,
+        Json(Readiness {
+            database,
+            tablebase,
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -13,3 +13,4 @@ mod endings;
 mod friend;
 mod reconnect;
 mod spectators;
+mod tablebase;
