@@ -21,11 +21,22 @@ pub trait Bot: Send + Sync + 'static {
         let _ = game;
         None
     }
+
+    /// Every legal action of `position` with its value for the side to
+    /// move, best first; `None` when this bot cannot analyse.
+    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
+        let _ = position;
+        None
+    }
 }
 
 /// Search nodes per position of a post-game analysis: about ten
 /// milliseconds each on one core, so a long game takes a few seconds.
 const ANALYSIS_NODES: u64 = 20_000;
+
+/// Search nodes of one analysis-board request: one search scores every
+/// action the tablebase does not, in a few tens of milliseconds.
+pub const ANALYSIS_BOARD_NODES: u64 = 100_000;
 
 impl Bot for Engine {
     fn choose(&self, position: &Position, level: Level, seed: u64) -> Option<Action> {
@@ -37,7 +48,7 @@ impl Bot for Engine {
             .into_iter()
             .map(|a| wire::ActionReview {
                 ply: a.ply,
-                side: crate::options::side_to_wire(a.side),
+                side: crate::names::side_to_wire(a.side),
                 action: a.action.to_string(),
                 before: evaluation(a.before),
                 after: evaluation(a.after),
@@ -48,6 +59,18 @@ impl Bot for Engine {
             })
             .collect();
         Some(reviews)
+    }
+
+    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
+        let values = Engine::value_actions(self, position, ANALYSIS_BOARD_NODES)
+            .into_iter()
+            .map(|v| wire::ActionValue {
+                action: v.action.to_string(),
+                evaluation: evaluation(v.value),
+                source: source(v.source),
+            })
+            .collect();
+        Some(values)
     }
 }
 
@@ -92,6 +115,20 @@ impl Computer {
         let bot = Arc::clone(&self.bot);
         match tokio::task::spawn_blocking(move || bot.analyse(&game)).await {
             Ok(reviews) => reviews,
+            Err(e) => {
+                tracing::error!(error = %e, "the analysis thread failed");
+                None
+            }
+        }
+    }
+
+    /// Values every legal action of `position` on a thinker's thread;
+    /// `None` when the bot cannot analyse or its thread failed.
+    pub async fn value_actions(&self, position: Position) -> Option<Vec<wire::ActionValue>> {
+        let _permit = self.thinkers.acquire().await.ok()?;
+        let bot = Arc::clone(&self.bot);
+        match tokio::task::spawn_blocking(move || bot.value_actions(&position)).await {
+            Ok(values) => values,
             Err(e) => {
                 tracing::error!(error = %e, "the analysis thread failed");
                 None

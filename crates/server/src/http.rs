@@ -12,7 +12,8 @@ use axum::Json;
 use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
 use baghchal_rules::Record;
 
-use crate::options::{side_to_wire, Opponent, TableOptions};
+use crate::names::side_to_wire;
+use crate::options::{Opponent, TableOptions};
 use crate::tablebase::TablebaseState;
 use crate::tables::TablesError;
 use crate::AppState;
@@ -248,7 +249,11 @@ pub async fn game_analysis(
 }
 
 /// One game of a table, looked up through its actor.
-async fn find_record(state: &AppState, table: &str, game: &str) -> Result<GameRecord, HttpError> {
+pub(crate) async fn find_record(
+    state: &AppState,
+    table: &str,
+    game: &str,
+) -> Result<GameRecord, HttpError> {
     let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {

@@ -7,10 +7,12 @@
 mod common;
 
 mod analysis;
+mod analysis_board;
 mod bad_input;
 mod computer;
 mod endings;
 mod friend;
+mod notation;
 mod reconnect;
 mod spectators;
 mod tablebase;
