@@ -294,10 +294,17 @@ async fn client(
                     None => continue,
                 },
                 ServerMessage::Ack { id } => {
-                    if let Some(p) = pending.take_if(|p| p.0 == id) {
-                        seen.acked.push(p);
+                    let Some(p) = pending.take_if(|p| p.0 == id) else {
+                        continue;
+                    };
+                    let ply = p.1;
+                    seen.acked.push(p);
+                    // A resent action's ack can come after the events that
+                    // followed it: the turn may be ours already.
+                    match &last {
+                        Some(state) if state.ply > ply => state.clone(),
+                        _ => continue,
                     }
-                    continue;
                 }
                 ServerMessage::Error { code, message, .. } => {
                     // The server could not take it now (a table moving):
