@@ -7,9 +7,11 @@
 mod common;
 
 mod analysis;
+mod analysis_board;
 mod bad_input;
 mod computer;
 mod endings;
 mod friend;
+mod notation;
 mod reconnect;
 mod spectators;
