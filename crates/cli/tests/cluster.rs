@@ -147,8 +147,10 @@ impl Node {
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 async fn connect(addr: &str) -> Option<Ws> {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+    let connecting = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"));
+    let (ws, _) = tokio::time::timeout(Duration::from_secs(10), connecting)
         .await
+        .ok()?
         .ok()?;
     Some(ws)
 }
@@ -464,7 +466,7 @@ async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
     let addrs: Vec<String> = nodes.iter().map(|n| n.addr.clone()).collect();
     let shared = Arc::new(Mutex::new(addrs.clone()));
     const TABLES: usize = 30;
-    const PLIES: u16 = 24;
+    const PLIES: u16 = 40;
     let mut players = Vec::new();
     let mut owned_by_a = Vec::new();
     for i in 0..TABLES {
@@ -508,13 +510,15 @@ async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
     let kill_at = Instant::now();
     let before = stored(&setup.database_url).await;
     killed.child.kill().await.unwrap();
-    // Takeover: every table of node a has a new event.
+    // Takeover: every table of node a still in play has a new event.
+    let moving: Vec<&String> = owned_by_a
+        .iter()
+        .filter(|t| before[*t].len() < usize::from(PLIES))
+        .collect();
+    assert!(moving.len() >= 3, "play ran ahead of the kill");
     loop {
         let log = stored(&setup.database_url).await;
-        if owned_by_a
-            .iter()
-            .all(|t| log[t].len() > before[t].len() || log[t].len() >= PLIES as usize)
-        {
+        if moving.iter().all(|t| log[*t].len() > before[*t].len()) {
             break;
         }
         assert!(
@@ -569,10 +573,98 @@ async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
     let reconnects: usize = seen.iter().map(|s| s.reconnects).sum();
     println!(
         "cluster kill: {TABLES} tables, acknowledged {acknowledged}, found {found}, lost {lost}, \
-         duplicated {duplicated}, reconnects {reconnects}, takeover {takeover:?} (lease {LEASE})"
+         duplicated {duplicated}, reconnects {reconnects}, takeover of {} tables {takeover:?} \
+         (lease {LEASE})",
+        moving.len()
     );
     assert_eq!((lost, duplicated), (0, 0));
     assert!(acknowledged > TABLES * 4);
+    drop(nodes);
+    setup.cleanup().await;
+}
+
+/// Sends `signal` (STOP or CONT) to a node.
+async fn signal(node: &Node, signal: &str) {
+    let pid = node.child.id().expect("a running node").to_string();
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits until `table` has at least `events` stored events.
+async fn until_stored(database_url: &str, table: &str, events: usize) {
+    let started = Instant::now();
+    while stored(database_url)
+        .await
+        .get(table)
+        .is_none_or(|log| log.len() < events)
+    {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "play did not reach {events} events"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_owner_paused_past_its_lease_loses_its_table_and_never_writes_again() {
+    let Some(setup) = Setup::new().await else {
+        return;
+    };
+    let nodes = [
+        setup.start("a").await,
+        setup.start("b").await,
+        setup.start("c").await,
+    ];
+    let created = nodes[0].create(friend(200)).await;
+    let guest_secret = claim(&nodes[2].addr, &created).await;
+    // The players sit on b and c; node a owns the table.
+    let shared = Arc::new(Mutex::new(vec![
+        nodes[1].addr.clone(),
+        nodes[2].addr.clone(),
+    ]));
+    let table = created.table.clone();
+    const PLIES: u16 = 30;
+    let host = tokio::spawn(client(
+        shared.clone(),
+        0,
+        table.clone(),
+        created.secret.clone().unwrap(),
+        Some(Side::Goats),
+        PLIES,
+    ));
+    let guest = tokio::spawn(client(
+        shared.clone(),
+        1,
+        table.clone(),
+        guest_secret,
+        Some(Side::Tigers),
+        PLIES,
+    ));
+    until_stored(&setup.database_url, &table, 6).await;
+    signal(&nodes[0], "STOP").await;
+    let paused = stored(&setup.database_url).await[&table].len();
+    // Another node takes the table over and play goes on.
+    until_stored(&setup.database_url, &table, paused + 4).await;
+    signal(&nodes[0], "CONT").await;
+    let seen = [host.await.unwrap(), guest.await.unwrap()];
+    for s in &seen {
+        assert_eq!((s.duplicates, s.gaps), (0, 0), "{s:?}");
+    }
+    let log = stored(&setup.database_url).await.remove(&table).unwrap();
+    let versions: Vec<i64> = log.iter().map(|e| e.0).collect();
+    assert_eq!(versions, (1..=versions.len() as i64).collect::<Vec<_>>());
+    let epochs: Vec<i64> = log.iter().map(|e| e.4).collect();
+    assert!(epochs.windows(2).all(|w| w[0] <= w[1]), "{epochs:?}");
+    assert!(
+        epochs.last() > epochs.first(),
+        "the table changed owner: {epochs:?}"
+    );
+    assert!(log.len() >= usize::from(PLIES));
     drop(nodes);
     setup.cleanup().await;
 }

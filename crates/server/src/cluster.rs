@@ -72,10 +72,25 @@ struct NodeInner {
 /// A socket held here whose table another node owns.
 struct RemoteConn {
     table: String,
-    /// The owner's id for it, once joined.
-    conn: Option<ConnId>,
+    /// Whether the owner took it.
+    joined: bool,
     outbox: Outbox,
 }
+
+/// A socket as the node that holds it names it: the node and its key
+/// there. The owner answers a request only for a socket that joined
+/// through it, so a socket can never act through a connection id that
+/// another owner gave out.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash)]
+struct Holder {
+    node: String,
+    key: u64,
+}
+
+/// The remote connections of a table, at its owner: their id at the
+/// table, a weak end of their outbox (dead once the table drops them) and
+/// when they were last asked after.
+type RemoteConns = HashMap<Holder, (ConnId, mpsc::WeakSender<Outgoing>, Instant)>;
 
 /// What a node asks a table's owner.
 #[derive(Serialize, Deserialize, Debug)]
@@ -90,19 +105,19 @@ enum Request {
         since: Option<u64>,
     },
     Leave {
-        conn: ConnId,
+        holder: Holder,
     },
     Act {
-        conn: ConnId,
+        holder: Holder,
         id: Option<String>,
         intent: Result<RemoteIntent, String>,
     },
     Ping {
-        conn: ConnId,
+        holder: Holder,
     },
     /// Whether the connection is still at the table.
     Alive {
-        conn: ConnId,
+        holder: Holder,
     },
     Record {
         game: u32,
@@ -386,14 +401,19 @@ impl Node {
     /// gone, so that their clients reconnect and find the table's new
     /// owner.
     async fn watch_owners(&self) {
-        let conns: Vec<(u64, String, ConnId)> = self
+        let conns: Vec<(u64, String)> = self
             .remote()
             .iter()
-            .filter_map(|(key, c)| Some((*key, c.table.clone(), c.conn?)))
+            .filter(|(_, c)| c.joined)
+            .map(|(key, c)| (*key, c.table.clone()))
             .collect();
         let gone: Vec<u64> = stream::iter(conns)
-            .map(|(key, table, conn)| async move {
-                match self.request(&table, &Request::Alive { conn }).await {
+            .map(|(key, table)| async move {
+                let holder = Holder {
+                    node: self.inner.id.clone(),
+                    key,
+                };
+                match self.request(&table, &Request::Alive { holder }).await {
                     Ok(Reply::Alive { alive: true }) => None,
                     _ => Some(key),
                 }
@@ -426,10 +446,7 @@ impl Node {
         let span = tracing::info_span!("owner", table_id = %table);
         tasks.spawn(tracing::Instrument::instrument(
             async move {
-                // Remote connections: a weak end of their outbox (dead once
-                // the table drops them) and when they were last asked after.
-                let mut conns: HashMap<ConnId, (mpsc::WeakSender<Outgoing>, Instant)> =
-                    HashMap::new();
+                let mut conns = RemoteConns::new();
                 let mut sweep = tokio::time::interval(node.inner.lease);
                 loop {
                     let message = tokio::select! {
@@ -462,14 +479,10 @@ impl Node {
         Ok(())
     }
 
-    async fn sweep(
-        &self,
-        handle: &TableHandle,
-        conns: &mut HashMap<ConnId, (mpsc::WeakSender<Outgoing>, Instant)>,
-    ) {
+    async fn sweep(&self, handle: &TableHandle, conns: &mut RemoteConns) {
         let now = Instant::now();
         let mut stale = Vec::new();
-        conns.retain(|conn, (outbox, seen)| {
+        conns.retain(|_, (conn, outbox, seen)| {
             if outbox.upgrade().is_none() {
                 return false;
             }
@@ -489,9 +502,11 @@ impl Node {
         &self,
         handle: &TableHandle,
         request: Request,
-        conns: &mut HashMap<ConnId, (mpsc::WeakSender<Outgoing>, Instant)>,
+        conns: &mut RemoteConns,
         relays: &TaskTracker,
     ) -> Reply {
+        // The table's id for a socket that joined through this owner.
+        let conn_of = |conns: &RemoteConns, holder: &Holder| conns.get(holder).map(|c| c.0);
         let done = |result: Result<(), TableClosed>| match result {
             Ok(()) => Reply::Done,
             Err(TableClosed) => Reply::Closed,
@@ -509,8 +524,8 @@ impl Node {
                 let weak = outbox.downgrade();
                 match handle.join(conn, token, since, outbox).await {
                     Ok(Ok(member)) => {
-                        conns.insert(conn, (weak, Instant::now()));
                         let subject = self.conn_subject(&node, key);
+                        conns.insert(Holder { node, key }, (conn, weak, Instant::now()));
                         let nats = self.inner.nats.clone();
                         relays.spawn(async move {
                             while let Some(outgoing) = inbox.recv().await {
@@ -536,19 +551,26 @@ impl Node {
                     Err(TableClosed) => Reply::Closed,
                 }
             }
-            Request::Leave { conn } => {
-                conns.remove(&conn);
-                handle.leave(conn).await;
+            Request::Leave { holder } => {
+                if let Some((conn, _, _)) = conns.remove(&holder) {
+                    handle.leave(conn).await;
+                }
                 Reply::Done
             }
-            Request::Act { conn, id, intent } => {
+            Request::Act { holder, id, intent } => {
+                let Some(conn) = conn_of(conns, &holder) else {
+                    return Reply::Closed;
+                };
                 let intent = intent.and_then(RemoteIntent::parse);
                 done(handle.act(conn, id, intent).await)
             }
-            Request::Ping { conn } => done(handle.ping(conn).await),
-            Request::Alive { conn } => {
-                let alive = match conns.get_mut(&conn) {
-                    Some((outbox, seen)) if outbox.upgrade().is_some() => {
+            Request::Ping { holder } => match conn_of(conns, &holder) {
+                Some(conn) => done(handle.ping(conn).await),
+                None => Reply::Closed,
+            },
+            Request::Alive { holder } => {
+                let alive = match conns.get_mut(&holder) {
+                    Some((_, outbox, seen)) if outbox.upgrade().is_some() => {
                         *seen = Instant::now();
                         true
                     }
@@ -568,16 +590,20 @@ impl Node {
 pub struct Remote {
     node: Node,
     table: String,
-    /// This socket's key here and its id at the owner, once joined.
-    joined: Mutex<Option<(u64, ConnId)>>,
+    /// This socket's key here, once joined.
+    joined: Mutex<Option<u64>>,
 }
 
 impl Remote {
-    fn joined(&self) -> Option<(u64, ConnId)> {
-        *self
+    fn joined(&self) -> Option<Holder> {
+        let key = (*self
             .joined
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .unwrap_or_else(|poisoned| poisoned.into_inner()))?;
+        Some(Holder {
+            node: self.node.inner.id.clone(),
+            key,
+        })
     }
 
     /// Joins at the owner; what the table sends arrives in `outbox`.
@@ -592,7 +618,7 @@ impl Remote {
             key,
             RemoteConn {
                 table: self.table.clone(),
-                conn: None,
+                joined: false,
                 outbox,
             },
         );
@@ -605,16 +631,15 @@ impl Remote {
         let reply = self.node.request(&self.table, &request).await;
         match reply {
             Ok(Reply::Joined {
-                conn,
-                member: Ok(member),
+                member: Ok(member), ..
             }) => {
                 if let Some(entry) = self.node.remote().get_mut(&key) {
-                    entry.conn = Some(conn);
+                    entry.joined = true;
                 }
                 *self
                     .joined
                     .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((key, conn));
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(key);
                 Ok(Ok(member.into()))
             }
             Ok(Reply::Joined {
@@ -632,13 +657,13 @@ impl Remote {
 
     /// The socket is gone.
     pub async fn leave(&self) {
-        let Some((key, conn)) = self.joined() else {
+        let Some(holder) = self.joined() else {
             return;
         };
-        self.node.remote().remove(&key);
+        self.node.remote().remove(&holder.key);
         let _ = self
             .node
-            .request(&self.table, &Request::Leave { conn })
+            .request(&self.table, &Request::Leave { holder })
             .await;
     }
 
@@ -648,9 +673,9 @@ impl Remote {
         id: Option<String>,
         intent: Result<Intent, String>,
     ) -> Result<(), TableClosed> {
-        let (_, conn) = self.joined().ok_or(TableClosed)?;
+        let holder = self.joined().ok_or(TableClosed)?;
         let request = Request::Act {
-            conn,
+            holder,
             id,
             intent: intent.map(RemoteIntent::from),
         };
@@ -659,9 +684,9 @@ impl Remote {
 
     /// A ping, answered in order in the outbox.
     pub async fn ping(&self) -> Result<(), TableClosed> {
-        let (_, conn) = self.joined().ok_or(TableClosed)?;
+        let holder = self.joined().ok_or(TableClosed)?;
         self.node
-            .request(&self.table, &Request::Ping { conn })
+            .request(&self.table, &Request::Ping { holder })
             .await
             .map(|_| ())
     }

@@ -43,7 +43,14 @@ fn first_move() -> Logged {
 /// Waits until the database says `table`'s lease has run out.
 async fn until_lease_runs_out(storage: &Storage, table: &str) {
     tokio::time::timeout(PATIENCE, async {
-        while !storage.owner(table).await.unwrap().unwrap().remaining.is_zero() {
+        while !storage
+            .owner(table)
+            .await
+            .unwrap()
+            .unwrap()
+            .remaining
+            .is_zero()
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     })
@@ -53,7 +60,9 @@ async fn until_lease_runs_out(storage: &Storage, table: &str) {
 
 #[tokio::test]
 async fn two_nodes_racing_to_load_a_table_give_it_one_owner() {
-    let Some(db) = TestDb::postgres().await else { return };
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
     let a = Storage::connect(&db.url).await.unwrap();
     let b = Storage::connect(&db.url).await.unwrap();
     for n in 0..20 {
@@ -73,7 +82,9 @@ async fn two_nodes_racing_to_load_a_table_give_it_one_owner() {
 
 #[tokio::test]
 async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
-    let Some(db) = TestDb::postgres().await else { return };
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
     let a = Storage::connect(&db.url).await.unwrap();
     let b = Storage::connect(&db.url).await.unwrap();
     let id = "stale0000000000000000a";
@@ -95,12 +106,21 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
         a.append_event(id, &first_move(), true, Some(old)).await,
         Err(StorageError::Fenced)
     ));
-    assert!(a.renew("a", Duration::from_secs(30), &[id.to_owned()]).await.unwrap().is_empty());
+    assert!(a
+        .renew("a", Duration::from_secs(30), &[id.to_owned()])
+        .await
+        .unwrap()
+        .is_empty());
     // The new owner writes; the log is one line, written at its epoch.
-    b.append_event(id, &first_move(), true, Some(new)).await.unwrap();
+    b.append_event(id, &first_move(), true, Some(new))
+        .await
+        .unwrap();
     assert_eq!(b.event_epochs(id).await.unwrap(), vec![(1, new)]);
     // A live lease cannot be taken.
-    assert_eq!(a.acquire(id, "a", Duration::from_secs(30)).await.unwrap(), None);
+    assert_eq!(
+        a.acquire(id, "a", Duration::from_secs(30)).await.unwrap(),
+        None
+    );
     a.close().await;
     b.close().await;
     db.cleanup().await;
