@@ -16,3 +16,4 @@ mod leases;
 mod notation;
 mod reconnect;
 mod spectators;
+mod tablebase;
