@@ -49,6 +49,14 @@ pub struct Args {
     /// missing (default: DATA_DIR/baghchal.tb).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]
     tablebase: Option<PathBuf>,
+    /// Neither read nor build the tablebase: the computer plays without
+    /// (the variable takes 1/0, true/false, yes/no, on/off).
+    #[arg(
+        long,
+        env = "BAGHCHAL_NO_TABLEBASE",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    no_tablebase: bool,
     /// Cluster mode: the NATS server the nodes share, e.g.
     /// nats://127.0.0.1:4222 (PostgreSQL required).
     #[arg(long, env = "BAGHCHAL_NATS_URL")]
@@ -64,14 +72,6 @@ pub struct Args {
     /// 1500ms or 2.5 (seconds).
     #[arg(long, env = "BAGHCHAL_LEASE", default_value = "5s", value_parser = parse_duration)]
     lease: Duration,
-    /// Neither read nor build the tablebase: the computer plays without
-    /// (the variable takes 1/0, true/false, yes/no, on/off).
-    #[arg(
-        long,
-        env = "BAGHCHAL_NO_TABLEBASE",
-        value_parser = clap::builder::BoolishValueParser::new()
-    )]
-    no_tablebase: bool,
 }
 
 /// `5s`, `1500ms` or `2.5` (seconds), between 100 ms and an hour.

@@ -70,12 +70,12 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
-    /// The cluster this node is one of; `None` for a single node.
-    pub cluster: Option<cluster::ClusterConfig>,
     /// The tablebase, read or built in the background while serving (off
     /// by default; the computer sees it through a
     /// [`tablebase::LiveEngine`] bot).
     pub tablebase: TablebaseSlot,
+    /// The cluster this node is one of; `None` for a single node.
+    pub cluster: Option<cluster::ClusterConfig>,
 }
 
 impl Config {
@@ -94,8 +94,8 @@ impl Config {
             max_tables: 100_000,
             idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
-            cluster: None,
             tablebase: TablebaseSlot::off(),
+            cluster: None,
         }
     }
 
