@@ -255,7 +255,11 @@ pub fn write(game: &Game) -> Result<String, WriteError> {
 pub fn read(text: &str) -> Result<Game, NotationError> {
     // A position's board has rows separated by '/'; a move list's first
     // word is a move number.
-    if text.split_whitespace().next().is_some_and(|w| w.contains('/')) {
+    if text
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.contains('/'))
+    {
         return read_fen(text).map(Game::from_position);
     }
     let mut game = Game::new(rules());
