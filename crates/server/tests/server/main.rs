@@ -15,3 +15,4 @@ mod friend;
 mod notation;
 mod reconnect;
 mod spectators;
+mod tablebase;
