@@ -13,7 +13,8 @@
 //! baghchal-ceiling --addr 127.0.0.1:0
 //! ```
 //!
-//! It prints `listening on http://ADDR` once bound, like `baghchal serve`.
+//! It prints `listening on http://ADDR` once bound, like `baghchal serve`,
+//! and stops on SIGINT or SIGTERM once its sockets have closed.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -52,9 +53,28 @@ fn main() -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.addr).await?;
         println!("listening on http://{}", listener.local_addr()?);
-        axum::serve(listener, app()).await?;
+        axum::serve(listener, app())
+            .with_graceful_shutdown(stopped())
+            .await?;
         Ok(())
     })
+}
+
+/// Completes on SIGINT or SIGTERM, so that a profiler running the ceiling
+/// sees it exit normally.
+async fn stopped() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut terminate) => {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
 }
 
 /// The ceiling's routes.
@@ -222,7 +242,7 @@ fn handle(
         (ClientMessage::Action { id, action }, Some((table, _))) => {
             let mut state = table.inner.lock().unwrap_or_else(PoisonError::into_inner);
             state.version += 1;
-            let side = if state.turn % 2 == 0 {
+            let side = if state.turn.is_multiple_of(2) {
                 Side::Goats
             } else {
                 Side::Tigers
@@ -289,7 +309,7 @@ fn presence(spectators: usize) -> Presence {
 /// the tigers' answer to `c3` (12 moves). No rule decides them: `turn`
 /// alternates between them.
 fn canned(turn: u64) -> GameState {
-    let goats = turn % 2 == 0;
+    let goats = turn.is_multiple_of(2);
     let legal: Vec<String> = if goats {
         ('a'..='e')
             .flat_map(|file| (1..=5).map(move |rank| format!("{file}{rank}")))
