@@ -12,6 +12,10 @@
 //! cargo build --release -p baghchal -p baghchal-loadtest
 //! target/release/baghchal-load --tables 1000 --spectators 2 --rate 1000 --duration 60s
 //! ```
+//!
+//! `--compare-ceiling` then loads `baghchal-ceiling` (the same protocol
+//! with no rules, storage or actors) the same way and prints both side by
+//! side with their ratio; `--ceiling` loads the ceiling alone.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -111,7 +115,7 @@ struct Args {
 
     /// Load the ceiling server (`baghchal-ceiling`: the same protocol with
     /// no rules, storage or actors) instead of the table server.
-    #[arg(long, conflicts_with = "compare_ceiling")]
+    #[arg(long, conflicts_with_all = ["compare_ceiling", "url"])]
     ceiling: bool,
 
     /// Load the table server, then the ceiling server with the same
