@@ -258,3 +258,45 @@ fn a_finished_game_takes_the_packages_result_mark() {
         "{err}"
     );
 }
+
+mod arbitrary_text {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text near each notation's alphabet, and any text.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[GBx#0-9. /\n-]{0,40}",
+            "[TGX/gtcm0-9A-E -]{0,60}",
+            "(rules|start|actions|result)[ a-z0-9T.G/\n-]{0,40}",
+            any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn reading_any_text_never_panics(text in text()) {
+            for format in Format::ALL {
+                let _ = notation::read(format, &text, Rules::default());
+            }
+            let _ = pypi::read_fen(&text);
+        }
+    }
+}
+
+#[test]
+fn awkward_text_is_refused_without_a_panic() {
+    let long_row = format!("B{}B/5/5/5/B3B G 0", "5".repeat(80));
+    assert!(pypi::read_fen(&long_row).is_err());
+    let wide = "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0\nTXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mAé1 1";
+    assert!(matches!(
+        error(Format::Obx, wide),
+        NotationError::Syntax { line: 2, .. }
+    ));
+    let huge = "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c255 - 65535";
+    assert!(notation::read(Format::Obx, huge, Rules::default()).is_err());
+    assert!(notation::read(Format::Pypi, "B3B/5/5/5/B3B B 65535", Rules::default()).is_err());
+    assert!(notation::read(Format::Pypi, "99999999999999999999. G33", Rules::default()).is_err());
+}

@@ -11,11 +11,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError};
-use baghchal_rules::notation::{self, Format, NotationError};
-use baghchal_rules::{Action, Game, Phase, Position, Rules};
+use baghchal_rules::notation::{self, NotationError};
+use baghchal_rules::{Action, Game, Position, Rules};
 
+use crate::bot::Unavailable;
 use crate::http::HttpError;
-use crate::names::{result_to_wire, side_to_wire};
+use crate::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
 use crate::options::{rules_from_variant, variant_of};
 use crate::AppState;
 
@@ -37,6 +38,13 @@ pub enum AnalysisError {
         /// `ply N: ACTION: REASON`.
         message: String,
     },
+    /// As many analysis-board requests as the computer has thinkers are
+    /// being served.
+    #[error("the analysis board is busy")]
+    Busy,
+    /// The body is over [`MAX_ANALYSIS_BODY`].
+    #[error("the body is too large")]
+    TooLarge,
     /// A pasted text does not parse in its notation.
     #[error("{message}")]
     InvalidNotation {
@@ -51,6 +59,23 @@ impl IntoResponse for AnalysisError {
     fn into_response(self) -> Response {
         let (error, field, message) = match self {
             AnalysisError::Http(e) => return e.into_response(),
+            AnalysisError::Busy => {
+                let body = ApiError {
+                    error: "unavailable".into(),
+                    field: None,
+                    message: "the analysis board is busy; try again in a moment".into(),
+                };
+                return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+            }
+            AnalysisError::TooLarge => {
+                let message = format!("the body is limited to {} KiB", MAX_ANALYSIS_BODY / 1024);
+                let body = ApiError {
+                    error: "too_large".into(),
+                    field: None,
+                    message,
+                };
+                return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
+            }
             AnalysisError::IllegalAction { field, message } => ("illegal_action", field, message),
             AnalysisError::InvalidNotation { field, message } => {
                 ("invalid_notation", field, message)
@@ -110,11 +135,7 @@ pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
                 "give either a game or a start and actions, not both",
             ));
         }
-        let format = match pasted.format {
-            wire::NotationFormat::Record => Format::Record,
-            wire::NotationFormat::Pypi => Format::Pypi,
-            wire::NotationFormat::Obx => Format::Obx,
-        };
+        let format = format_from_wire(pasted.format);
         let game = notation::read(format, &pasted.text, rules).map_err(|e| match e {
             NotationError::Illegal { .. } => AnalysisError::IllegalAction {
                 field: "game",
@@ -170,7 +191,7 @@ pub async fn analyse(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
-    let body = body.map_err(|_| HttpError::TooLarge)?;
+    let body = body.map_err(|_| AnalysisError::TooLarge)?;
     let request = parse_body(&body)?;
     let game = game_of(&request)?;
     let position = game.position().clone();
@@ -181,7 +202,10 @@ pub async fn analyse(
             .computer
             .value_actions(position.clone())
             .await
-            .ok_or(HttpError::AnalysisFailed)?
+            .map_err(|e| match e {
+                Unavailable::Busy => AnalysisError::Busy,
+                Unavailable::Failed => AnalysisError::Http(HttpError::AnalysisFailed),
+            })?
     };
     let rules = position.rules();
     Ok(Json(AnalysisBoard {
@@ -190,10 +214,7 @@ pub async fn analyse(
         actions: game.actions().iter().map(Action::to_string).collect(),
         position: position.to_string(),
         side_to_move: side_to_wire(position.side_to_move()),
-        phase: match position.phase() {
-            Phase::Placement => wire::Phase::Placement,
-            Phase::Movement => wire::Phase::Movement,
-        },
+        phase: phase_to_wire(position.phase()),
         in_hand: position.in_hand(),
         eaten: position.eaten(),
         goats_to_win: rules.goats_to_win(),
@@ -219,6 +240,14 @@ mod tests {
             }
             other => panic!("expected a request error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_busy_board_is_told_to_try_again() {
+        let response = AnalysisError::Busy.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let response = AnalysisError::TooLarge.into_response();
+        assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 
     #[test]

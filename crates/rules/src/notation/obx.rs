@@ -123,7 +123,10 @@ fn read_line(text: &str, line: usize) -> Result<Line, NotationError> {
         "-" => None,
         m => {
             let bad = || syntax(format!("{m} is not a move: write mC3, mA1B2 or -"));
-            let points = m.strip_prefix('m').ok_or_else(bad)?;
+            let points = m
+                .strip_prefix('m')
+                .filter(|p| p.is_ascii())
+                .ok_or_else(bad)?;
             match points.len() {
                 2 => Some((square(points).ok_or_else(bad)?, None)),
                 4 => Some((

@@ -164,7 +164,7 @@ fn mark(winner: Option<Side>) -> &'static str {
     }
 }
 
-/// Whether the package can hold a game of `rules` from `start`.
+/// Whether the package can hold a game of `rules`: its variant.
 fn check_expressible(rules: &Rules) -> Result<(), WriteError> {
     let fail = |reason: &str| {
         Err(WriteError {
@@ -476,6 +476,9 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
                 }
             }
             column += 1;
+            if column > 5 {
+                break;
+            }
         }
         if column != 5 {
             return Err(syntax(&format!(
@@ -501,14 +504,16 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
             reason: format!("{on_board} goats on the board but only {placed} placed"),
         });
     }
-    let ply = match side {
-        Side::Goat => goat_moves.checked_mul(2),
-        Side::Tiger if goat_moves > 0 => goat_moves.checked_mul(2).map(|p| p - 1),
-        Side::Tiger => None,
+    if side == Side::Tiger && goat_moves == 0 {
+        return Err(NotationError::Start {
+            reason: "the tigers move only after the goats' first move".into(),
+        });
     }
-    .ok_or_else(|| NotationError::Start {
-        reason: "the tigers move only after the goats' first move".into(),
-    })?;
+    let ply = match side {
+        Side::Goat => 2 * u32::from(goat_moves),
+        Side::Tiger => 2 * u32::from(goat_moves) - 1,
+    };
+    let ply = u16::try_from(ply).map_err(|_| syntax("the goats' moves made is too large"))?;
     let setup = Setup {
         tigers,
         goats,
@@ -520,4 +525,42 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
     Position::from_setup(setup, rules()).map_err(|e| NotationError::Start {
         reason: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(text: &str) -> Position {
+        Position::from_text(text, rules()).unwrap()
+    }
+
+    #[test]
+    fn the_package_ends_the_game_when_all_four_tigers_are_stuck_whoever_is_to_move() {
+        let stuck = position("TGGGT/GGGGG/GGGGG/GG.GG/TGGGT g 0 0 100");
+        assert!(
+            !stuck.is_finished(),
+            "the goats still move under these rules"
+        );
+        assert_eq!(
+            Referee::default().ending(&stuck),
+            Some((Some(Side::Goat), "all four tigers are stuck"))
+        );
+    }
+
+    #[test]
+    fn a_board_seen_three_times_is_the_packages_draw_whoever_is_to_move() {
+        let goats = position("T...T/GGGGG/GG.GG/GGGGG/TG.GT g 0 4 100");
+        let tigers = position("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 101");
+        let mut referee = Referee::default();
+        for seen in [&goats, &tigers] {
+            referee.see(seen);
+            assert_eq!(referee.ending(&goats), None);
+        }
+        referee.see(&goats);
+        assert_eq!(
+            referee.ending(&goats),
+            Some((None, "the same board for the third time"))
+        );
+    }
 }

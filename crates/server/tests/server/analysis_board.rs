@@ -163,3 +163,19 @@ async fn a_pasted_game_is_read_in_each_notation() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_body_may_be_larger_than_a_table_request_but_is_bounded() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    // 40 KiB of JSON whitespace around a short line: above the 16 KiB of
+    // the other endpoints, below the analysis board's 64 KiB.
+    let padded = format!(r#"{{"actions":["c3"]{}}}"#, " ".repeat(40 * 1024));
+    let board = analyse(&server, &padded).await;
+    assert_eq!(board.actions, ["c3"]);
+    let oversized = format!(r#"{{"actions":["c3"]{}}}"#, " ".repeat(70 * 1024));
+    let (status, error) = refused(&server, &oversized).await;
+    assert_eq!((status, error.error.as_str()), (413, "too_large"));
+    assert_eq!(error.message, "the body is limited to 64 KiB");
+    server.stop().await;
+}

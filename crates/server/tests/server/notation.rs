@@ -59,3 +59,27 @@ async fn a_played_game_is_exported_in_each_notation(db: &TestDb) {
     server.stop().await;
 }
 on_both!(a_played_game_is_exported_in_each_notation);
+
+async fn a_game_a_notation_cannot_express_is_refused_with_the_reason(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut table = request(Opponent::Friend, 0);
+    table.variant.three_tigers = true;
+    let mut seated = Seated::new(&server, &table).await;
+    seated.play_out(&["c3"]).await;
+    let path = format!("/api/tables/{}/games/1/notation/pypi", seated.table());
+    let (status, body) = server.get(&path).await;
+    assert_eq!(status, 422, "{body}");
+    let error: ApiError = serde_json::from_str(&body).unwrap();
+    assert_eq!(error.error, "invalid_notation");
+    assert_eq!(error.field.as_deref(), Some("format"));
+    assert_eq!(error.message, "the pypi notation has no three-tiger game");
+    let path = format!("/api/tables/{}/games/1/notation/obx", seated.table());
+    let (status, body) = server.get(&path).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.starts_with("TXXXT/XXXXX/XXXXX/XXXXX/TXXXX g c0 - 0\n"),
+        "{body}"
+    );
+    server.stop().await;
+}
+on_both!(a_game_a_notation_cannot_express_is_refused_with_the_reason);
