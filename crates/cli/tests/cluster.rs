@@ -323,6 +323,11 @@ async fn client(
             if state.result.is_some() || state.ply >= plies {
                 return seen;
             }
+            // An unacknowledged action whose ply is past was either stored
+            // (its ack lost with a socket) or overtaken: never resend it.
+            if pending.as_ref().is_some_and(|p| state.ply > p.1) {
+                pending = None;
+            }
             let Some(side) = side else { continue };
             if state.side_to_move != side {
                 continue;
