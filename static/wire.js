@@ -20,6 +20,14 @@
  */
 
 /**
+ * A time control: `initial` + `increment` seconds, or `days_per_action`.
+ * @typedef {object} TimeControl
+ * @property {number} [initial]
+ * @property {number} [increment]
+ * @property {number} [days_per_action]
+ */
+
+/**
  * `POST /api/tables` body.
  * @typedef {object} CreateTable
  * @property {Opponent} opponent
@@ -27,6 +35,7 @@
  * @property {number} [level]
  * @property {number} [spectators]
  * @property {Variant} [variant]
+ * @property {TimeControl | null} [clock]
  */
 
 /**
@@ -53,7 +62,8 @@
  * way once the command is stored.
  * @typedef {{type: 'hello', table: string, token: string, since?: number}
  *   | {type: 'action', id: string, action: string}
- *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw' | 'rematch', id?: string}
+ *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw' | 'rematch'
+ *       | 'decline_rematch' | 'abort' | 'claim_victory' | 'claim_draw', id?: string}
  *   | {type: 'ping'}} ClientMessage
  */
 
@@ -110,16 +120,25 @@
  */
 
 /**
+ * @typedef {object} Absence
+ * @property {Side} side
+ * @property {string} since
+ * @property {string} claimable_at
+ * @property {string} now
+ */
+
+/**
  * @typedef {object} Presence
  * @property {SeatView} goats
  * @property {SeatView} tigers
  * @property {number} spectators
  * @property {number} spectator_seats
+ * @property {Absence | null} absent
  */
 
 /**
  * @typedef {'capture_target' | 'tigers_trapped' | 'goats_blocked' | 'ply_limit'
- *   | 'threefold' | 'resignation' | 'agreement'} ResultReason
+ *   | 'threefold' | 'resignation' | 'agreement' | 'timeout' | 'abandoned' | 'aborted'} ResultReason
  */
 
 /**
@@ -133,6 +152,15 @@
  * @property {number} host
  * @property {number} guest
  * @property {number} draws
+ */
+
+/**
+ * @typedef {object} ClockState
+ * @property {number} goats_ms
+ * @property {number} tigers_ms
+ * @property {Side | null} running
+ * @property {string | null} turn_started_at
+ * @property {string} now
  */
 
 /**
@@ -155,6 +183,8 @@
  * @property {Side | null} rematch_offer
  * @property {Side} host_side
  * @property {Tally} tally
+ * @property {ClockState | null} clock
+ * @property {boolean} abortable
  */
 
 /**
@@ -163,6 +193,7 @@
  * @property {Opponent} opponent
  * @property {number | null} level
  * @property {Variant} variant
+ * @property {TimeControl | null} clock
  */
 
 /**
@@ -172,14 +203,17 @@
  *   | {kind: 'draw_declined', side: Side}
  *   | {kind: 'draw_agreed'}
  *   | {kind: 'rematch_offered', side: Side}
- *   | {kind: 'rematch_started', game: number}} TableEvent
+ *   | {kind: 'rematch_started', game: number}
+ *   | {kind: 'flagged' | 'aborted' | 'rematch_declined' | 'rematch_withdrawn', side: Side}
+ *   | {kind: 'claimed', side: Side, result: 'win' | 'draw'}} TableEvent
  */
 
 /**
  * @typedef {'invalid_message' | 'too_large' | 'not_joined' | 'already_joined' | 'unknown_table'
  *   | 'invalid_token' | 'seat_taken' | 'gallery_full' | 'spectator'
  *   | 'not_your_turn' | 'illegal_action' | 'game_over' | 'game_not_over'
- *   | 'no_draw_offers' | 'no_offer' | 'rate_limited' | 'invalid_id' | 'internal'} ErrorCode
+ *   | 'no_draw_offers' | 'no_offer' | 'rate_limited' | 'invalid_id' | 'internal'
+ *   | 'not_claimable' | 'not_abortable' | 'too_many_offers'} ErrorCode
  */
 
 /**

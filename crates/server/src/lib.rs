@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod bot;
+pub mod clock;
 pub mod http;
 pub mod names;
 pub mod options;
@@ -20,6 +21,7 @@ pub mod play;
 pub mod storage;
 pub mod table;
 pub mod tables;
+pub mod time;
 pub mod token;
 pub mod ws;
 
@@ -65,6 +67,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// Wall time (tests set a manual clock).
+    pub clock: Arc<dyn time::WallClock>,
 }
 
 impl Config {
@@ -83,6 +87,7 @@ impl Config {
             max_tables: 100_000,
             idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
+            clock: Arc::new(time::SystemClock::new()),
         }
     }
 }
@@ -176,6 +181,7 @@ pub async fn run(
         config.pace,
         config.idle_timeout,
         config.max_tables,
+        config.clock.clone(),
     );
     let resumed = tables.resume_all().await?;
     tracing::info!(resumed, "tables resumed");

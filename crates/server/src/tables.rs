@@ -13,6 +13,7 @@ use crate::table::Pace;
 use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
 use crate::table::{TableContext, TableHandle};
+use crate::time::WallClock;
 use crate::token::{self, Token};
 use futures_util::stream::{self, StreamExt};
 use tokio::sync::OnceCell;
@@ -84,13 +85,14 @@ impl<E: Into<TablesError>> From<E> for LoadError {
 impl Tables {
     /// An empty registry; at most `max_open` tables in memory, each
     /// unloaded after `idle_timeout` with nobody connected and nothing to
-    /// do.
+    /// do; `clock` is the tables' wall time.
     pub fn new(
         storage: Storage,
         computer: Computer,
         pace: Pace,
         idle_timeout: Duration,
         max_open: usize,
+        clock: Arc<dyn WallClock>,
     ) -> Tables {
         Tables {
             inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
@@ -109,6 +111,7 @@ impl Tables {
                         }),
                         tasks: TaskTracker::new(),
                         shutdown: CancellationToken::new(),
+                        clock,
                     },
                     max_open,
                 }

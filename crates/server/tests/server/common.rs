@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
 use baghchal_server::table::Pace;
+use baghchal_server::time::{ManualClock, Timestamp};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use futures_util::{SinkExt, StreamExt};
@@ -23,6 +24,11 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 /// How long a test waits for a message before it fails (a guard against
 /// hanging, not a timing assertion).
 pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A manual clock at an arbitrary start: 2026-12-01 21:30 UTC.
+pub fn manual_clock() -> ManualClock {
+    ManualClock::new(Timestamp::from_millis(1_796_160_600_000))
+}
 
 /// A database for one test: a fresh SQLite file, or a fresh PostgreSQL
 /// database when `postgres` is set.
@@ -128,6 +134,14 @@ impl TestServer {
             burst: NonZeroU32::new(100_000).unwrap(),
             per_second: NonZeroU32::new(100_000).unwrap(),
         };
+        config
+    }
+
+    /// The tests' configuration with a wall clock that stands still until
+    /// the test advances it.
+    pub fn config_with_clock(db: &TestDb, clock: &ManualClock) -> Config {
+        let mut config = TestServer::config(db);
+        config.clock = std::sync::Arc::new(clock.clone());
         config
     }
 
@@ -404,6 +418,25 @@ impl Client {
         }
     }
 
+    /// The next presence message.
+    pub async fn presence(&mut self) -> baghchal_protocol::Presence {
+        self.until(|m| match m {
+            ServerMessage::Presence(p) => Some(p.clone()),
+            _ => None,
+        })
+        .await
+    }
+
+    /// Sends a command and returns the error it got, or `None` once the
+    /// server has answered everything before a barrier without one.
+    pub async fn refused(&mut self, message: &ClientMessage) -> Option<ServerMessage> {
+        self.send(message).await;
+        self.sync()
+            .await
+            .into_iter()
+            .find(|m| matches!(m, ServerMessage::Error { .. }))
+    }
+
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }
@@ -473,6 +506,7 @@ pub fn request(opponent: baghchal_protocol::Opponent, spectators: u8) -> CreateT
         level: None,
         spectators,
         variant: baghchal_protocol::Variant::default(),
+        clock: None,
     }
 }
 

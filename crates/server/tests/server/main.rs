@@ -10,6 +10,8 @@ mod analysis;
 mod bad_input;
 mod computer;
 mod endings;
+mod first_moves;
 mod friend;
+mod offers;
 mod reconnect;
 mod spectators;
