@@ -517,14 +517,18 @@ pub struct Seated {
     pub guest: Client,
     /// The guest's seat secret.
     pub guest_secret: String,
+    /// The host's welcome.
+    pub host_welcome: ServerMessage,
 }
 
 impl Seated {
     pub async fn new(server: &TestServer, request: &CreateTable) -> Seated {
         let created = server.create(request).await;
         let mut host = server.connect().await;
-        host.hello(&created.table, created.secret.as_deref().unwrap(), None)
-            .await;
+        let host_welcome = host
+            .hello(&created.table, created.secret.as_deref().unwrap(), None)
+            .await
+            .welcome;
         let mut guest = server.connect().await;
         let joined = guest
             .hello(&created.table, &opponent_token(&created), None)
@@ -535,6 +539,15 @@ impl Seated {
             host,
             guest,
             guest_secret,
+            host_welcome,
+        }
+    }
+
+    /// The time control the host's welcome announced.
+    pub fn welcome_clock(&self) -> Option<baghchal_protocol::TimeControl> {
+        match &self.host_welcome {
+            ServerMessage::Welcome { table, .. } => table.clock,
+            _ => None,
         }
     }
 
@@ -545,9 +558,19 @@ impl Seated {
     /// Plays `moves` in turn from the start of a game where the host holds
     /// the side that moves first; returns the last state.
     pub async fn play_out(&mut self, moves: &[&str]) -> baghchal_protocol::GameState {
+        self.play_out_from(0, moves).await
+    }
+
+    /// Plays `moves` in turn after `played` actions of a game where the
+    /// host moved first; returns the last state.
+    pub async fn play_out_from(
+        &mut self,
+        played: usize,
+        moves: &[&str],
+    ) -> baghchal_protocol::GameState {
         let mut state = None;
         for (i, action) in moves.iter().enumerate() {
-            let mover = if i % 2 == 0 {
+            let mover = if (played + i) % 2 == 0 {
                 &mut self.host
             } else {
                 &mut self.guest

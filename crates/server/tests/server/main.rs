@@ -8,6 +8,7 @@ mod common;
 
 mod analysis;
 mod bad_input;
+mod clocks;
 mod computer;
 mod endings;
 mod first_moves;
