@@ -6,6 +6,7 @@
 
 mod common;
 
+mod absence;
 mod analysis;
 mod bad_input;
 mod clocks;
