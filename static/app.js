@@ -1,6 +1,7 @@
-// The page: it routes itself and switches the language. `/` is home, and
+// The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
-// `#invite=`, `#watch=`). Each view lives in its own module and fills
+// `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
+// `/analysis` the analysis board, `/learn` the rules. Each view lives in its own module and fills
 // `<main>`; the board component (board.js) is the one place that draws a
 // board.
 
@@ -8,6 +9,9 @@ import { t, setLang, lang } from './i18n.js';
 import { savedLang, saveLang } from './storage.js';
 import { HomeView } from './home.js';
 import { TableView } from './table.js';
+import { GameView } from './game.js';
+import { LearnView } from './learn.js';
+import { AnalysisView } from './analysis.js';
 
 /** @typedef {import('./i18n.js').Lang} Lang */
 
@@ -27,7 +31,11 @@ function route() {
   view = null;
   const path = location.pathname;
   const table = path.match(/^\/t\/([^/]+)\/?$/);
+  const game = path.match(/^\/t\/([^/]+)\/games\/([0-9]{1,9})\/?$/);
   if (table) view = new TableView(decodeURIComponent(table[1]), navigate);
+  else if (game) view = new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
+  else if (path === '/learn') view = new LearnView(navigate);
+  else if (path === '/analysis') view = new AnalysisView(navigate);
   else view = new HomeView(navigate);
   view.render();
 }
@@ -39,7 +47,10 @@ function navigate(path) {
 }
 
 window.addEventListener('popstate', route);
-window.addEventListener('hashchange', route);
+// Only a table's address carries something in its fragment (the capability).
+window.addEventListener('hashchange', () => {
+  if (/^\/t\/[^/]+\/?$/.test(location.pathname)) route();
+});
 
 /** @param {Lang} l */
 function applyLang(l) {

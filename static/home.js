@@ -1,9 +1,11 @@
 // The home view: the form that creates a table, and the tables this
 // browser holds a seat at.
 
-import { t, num } from './i18n.js';
+import { t, num, lang } from './i18n.js';
 import { h, mainElement, localPath } from './dom.js';
-import { saveSeat, storedTables } from './storage.js';
+import { saveSeat, storedTables, myGames, forgetGames } from './storage.js';
+import { resultText } from './words.js';
+import { sideName } from './dom.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').CreateTable} CreateTable */
@@ -178,15 +180,71 @@ export class HomeView {
         h('h2', { text: t('newTableHeading') }),
         form,
         h('p', { class: 'how', text: t('howToPlay') }),
-        tables.length
-          ? h(
-              'section',
-              { class: 'resume' },
-              h('h2', { text: t('resumeHeading') }),
-              h('ul', {}, ...tables.map((id) => h('li', {}, h('a', { href: `/t/${encodeURIComponent(id)}`, text: t('resume', { table: id }) })))),
-            )
-          : null,
+        h(
+          'nav',
+          { class: 'home-links', 'aria-label': t('moreLabel') },
+          h('a', { href: '/learn', id: 'learn-link', text: t('learnLink') }),
+          h('a', { href: '/analysis', id: 'analysis-link', text: t('analysisLink') }),
+        ),
+        this.renderResume(tables),
+        this.renderMyGames(),
       ),
+    );
+  }
+
+  /**
+   * The tables this browser holds a seat at, each told by its opponent,
+   * side and date.
+   * @param {string[]} tables
+   */
+  renderResume(tables) {
+    if (!tables.length) return null;
+    const games = myGames();
+    return h(
+      'section',
+      { class: 'resume' },
+      h('h2', { text: t('resumeHeading') }),
+      h(
+        'ul',
+        {},
+        ...tables.map((id) => {
+          const g = games.find((x) => x.table === id);
+          return h('li', {}, h('a', { href: `/t/${encodeURIComponent(id)}`, text: g ? t('resumeTable', { what: gameWords(g) }) : t('resumeUnknown') }));
+        }),
+      ),
+    );
+  }
+
+  /** Every game this browser played or watched, newest first. */
+  renderMyGames() {
+    const games = myGames();
+    if (!games.length) return h('section', { class: 'my-games', id: 'my-games' }, h('h2', { tabindex: -1, text: t('myGamesHeading') }), h('p', { class: 'hint', text: t('myGamesEmpty') }));
+    return h(
+      'section',
+      { class: 'my-games', id: 'my-games' },
+      h('h2', { text: t('myGamesHeading') }),
+      h(
+        'ul',
+        {},
+        ...games.map((g) =>
+          h(
+            'li',
+            {},
+            h('a', { href: `/t/${encodeURIComponent(g.table)}/games/${g.game}`, text: gameWords(g) }),
+            h('span', { class: 'my-game-result', text: ` · ${g.result ? resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine: g.side }) : t('inProgress')}` }),
+          ),
+        ),
+      ),
+      h('button', {
+        type: 'button',
+        id: 'clear-games',
+        text: t('clearGames'),
+        onclick: () => {
+          forgetGames();
+          this.render();
+          document.getElementById('my-games')?.querySelector('h2')?.focus();
+        },
+      }),
     );
   }
 
@@ -235,3 +293,14 @@ export class HomeView {
   }
 }
 
+
+/**
+ * A game as a person recognises it: the date, the opponent, the side.
+ * @param {import('./storage.js').MyGame} g
+ */
+function gameWords(g) {
+  const date = new Date(g.date).toLocaleDateString(lang() === 'ne' ? 'ne-NP' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  const opponent = g.opponent === 'friend' ? t('vsFriend') : g.opponent === 'computer' ? t('vsComputer', { level: g.level ?? 0 }) : t('vsBots', { level: g.level ?? 0 });
+  const you = g.side ? t('youPlayed', { side: sideName(g.side) }) : t('youWatched');
+  return `${date} · ${opponent} · ${you} · ${t('game', { n: g.game })}`;
+}

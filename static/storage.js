@@ -104,3 +104,51 @@ export function hintsOn() {
 export function saveHints(on) {
   write(HINTS_KEY, on ? 'on' : 'off');
 }
+
+const GAMES_KEY = 'baghchal.games';
+/** The most games "my games" keeps; the oldest go first. */
+const MAX_GAMES = 200;
+
+/**
+ * A game this browser took part in or watched, for "my games".
+ * @typedef {object} MyGame
+ * @property {string} table
+ * @property {number} game
+ * @property {import('./wire.js').Role} role
+ * @property {import('./wire.js').Side | null} side the viewer's side, for a player
+ * @property {import('./wire.js').Opponent} opponent
+ * @property {number | null} level the computer's level
+ * @property {import('./wire.js').GameResult | null} result
+ * @property {number} goats_to_win
+ * @property {number} ply_limit
+ * @property {string} date when this browser first saw the game (ISO 8601)
+ */
+
+/** @returns {MyGame[]} newest first */
+export function myGames() {
+  try {
+    const list = JSON.parse(read(GAMES_KEY) || '[]');
+    return Array.isArray(list) ? list.filter((g) => g && typeof g.table === 'string' && typeof g.game === 'number') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Adds a game to "my games", or brings its entry up to date (its first
+ * date stays).
+ * @param {Omit<MyGame, 'date'>} game
+ */
+export function rememberGame(game) {
+  const list = myGames();
+  const old = list.find((g) => g.table === game.table && g.game === game.game);
+  const entry = { ...game, date: old?.date || new Date().toISOString() };
+  if (old && JSON.stringify(old) === JSON.stringify(entry)) return;
+  const rest = list.filter((g) => g !== old);
+  write(GAMES_KEY, JSON.stringify([entry, ...rest].slice(0, MAX_GAMES)));
+}
+
+/** Empties "my games". */
+export function forgetGames() {
+  write(GAMES_KEY, null);
+}

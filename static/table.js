@@ -3,10 +3,13 @@
 // into the next state, and this view draws that state and does what the
 // state alone cannot: storing seats, announcing, sending actions.
 
-import { Board, parseAction, between } from './board.js';
+import { Board } from './board.js';
+import { MoveList } from './movelist.js';
+import { positions, startPosition } from './replay.js';
+import { describeAction, resultText, rulesText } from './words.js';
 import { t, num } from './i18n.js';
 import { h, mainElement, announce, other, sideName } from './dom.js';
-import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints } from './storage.js';
+import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import { apply, initial, mySide, mode } from './state.js';
 
@@ -33,7 +36,7 @@ import { apply, initial, mySide, mode } from './state.js';
  * @property {HTMLElement} tally
  * @property {HTMLElement} rules
  * @property {HTMLElement} controls
- * @property {HTMLElement} moves
+ * @property {HTMLElement} browse
  * @property {HTMLElement | null} links
  * @property {HTMLElement | null} watch
  */
@@ -83,6 +86,18 @@ export class TableView {
     /** @type {Board | null} */
     this.board = null;
     this.boardRoot = h('div', { class: 'board-root' });
+    /** @type {number | null} the ply shown while browsing the move list; `null`: the live position */
+    this.cursor = null;
+    /** @type {{key: string, list: string[]} | null} the positions of the moves, by ply */
+    this.replayed = null;
+    this.moveList = new MoveList({
+      live: true,
+      onSelect: (cursor) => {
+        this.cursor = cursor;
+        this.update();
+      },
+    });
+    this.moveList.swipeOn(this.boardRoot);
     /** @type {TableElements | null} the parts of the view that `update` fills */
     this.el = null;
     this.socket = new TableSocket({
@@ -109,6 +124,8 @@ export class TableView {
   destroy() {
     document.title = t('title');
     this.socket.stop();
+    this.board?.destroy();
+    this.moveList.destroy();
   }
 
   /**
@@ -133,6 +150,7 @@ export class TableView {
     const before = this.s;
     this.dispatch(msg);
     const s = this.s;
+    if ((msg.type === 'snapshot' || msg.type === 'event') && s !== before) this.remember();
     switch (msg.type) {
       case 'welcome': {
         if (msg.secret) {
@@ -191,6 +209,23 @@ export class TableView {
     }
   }
 
+  /** Keeps this game in "my games". */
+  remember() {
+    const { game: g, info, role } = this.s;
+    if (!g || !info || !role) return;
+    rememberGame({
+      table: this.table,
+      game: g.game,
+      role,
+      side: this.mySide(),
+      opponent: info.opponent,
+      level: info.level,
+      result: g.result,
+      goats_to_win: g.goats_to_win,
+      ply_limit: g.ply_limit,
+    });
+  }
+
   // ------------------------------------------------------------ derived
 
   /** The viewer's side in the current game, for a player. */
@@ -214,33 +249,9 @@ export class TableView {
 
   // ------------------------------------------------------------ words
 
-  /**
-   * @param {Side} side
-   * @param {string} action
-   */
-  describeAction(side, action) {
-    const { kind, points } = parseAction(action);
-    const who = sideName(side);
-    if (kind === 'place') return t('announcePlace', { side: who, to: points[0] });
-    if (kind === 'step') return t('announceStep', { side: who, from: points[0], to: points[1] });
-    const over = points.slice(1).map((p, i) => between(points[i], p));
-    return t('announceJump', { side: who, from: points[0], to: points[points.length - 1], over: over.join(', ') });
-  }
-
   /** @param {GameState} s */
   resultText(s) {
-    const r = s.result;
-    if (!r) return '';
-    const head = r.winner ? t('resultWin', { side: sideName(r.winner) }) : t('resultDraw');
-    /** @type {Record<string, string | number>} */
-    const params = {};
-    if (r.reason === 'capture_target') params.n = s.goats_to_win;
-    if (r.reason === 'ply_limit') params.n = s.ply_limit;
-    if (r.reason === 'resignation' && r.winner) params.side = sideName(other(r.winner));
-    const key = /** @type {StringKey} */ (`reason_${r.reason}`);
-    const mine = this.mySide();
-    const personal = mine && r.winner ? (r.winner === mine ? t('youWon') : t('youLost')) : null;
-    return `${personal ? `${personal}: ` : ''}${head}, ${t(key, params)}`;
+    return resultText(s.result, { goatsToWin: s.goats_to_win, plyLimit: s.ply_limit, mine: this.mySide() });
   }
 
   /**
@@ -254,7 +265,7 @@ export class TableView {
     const parts = [];
     switch (event.kind) {
       case 'played':
-        parts.push(this.describeAction(event.side, event.action));
+        parts.push(describeAction(event.side, event.action));
         break;
       case 'resigned':
         parts.push(t('announceResigned', { side: sideName(event.side) }));
@@ -303,6 +314,7 @@ export class TableView {
     }
     if (!this.board) this.board = new Board(this.boardRoot, (action) => this.play(action));
     this.board.relabel();
+    this.moveList.relabel();
 
     this.el = {
       role: this.s.role,
@@ -315,7 +327,7 @@ export class TableView {
       tally: h('p', { class: 'tally' }),
       rules: h('p', { class: 'rules', text: this.rulesText() }),
       controls: h('div', { class: 'controls' }),
-      moves: h('ol', { class: 'moves', 'aria-label': t('moves') }),
+      browse: h('div', { class: 'browse', hidden: true }),
       links: this.renderLinks(),
       watch: this.s.role === 'spectator' ? this.renderWatch() : null,
     };
@@ -325,15 +337,15 @@ export class TableView {
         'div',
         { class: 'table' },
         e.banner,
-        h('div', { class: 'board-column', id: 'board' }, e.headline, this.boardRoot, e.pile),
+        h('div', { class: 'board-column', id: 'board' }, e.headline, e.browse, this.boardRoot, e.pile),
         h(
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
-          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules),
+          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules, h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') }))),
           h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
-          h('section', { class: 'card' }, h('h2', { text: t('moves') }), e.moves),
+          this.moveList.root,
         ),
       ),
     );
@@ -342,19 +354,7 @@ export class TableView {
 
   /** The table's rules, where they differ from the house rules. */
   rulesText() {
-    const v = this.s.info?.variant;
-    /** @type {string[]} */
-    const list = [];
-    if (v) {
-      const target = v.three_tigers ? 4 : 5;
-      if (v.goats_to_win !== undefined && v.goats_to_win !== null && v.goats_to_win !== target) list.push(t('rulesTarget', { n: v.goats_to_win }));
-      if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
-      if (v.multi_jump) list.push(t('rulesMultiJump'));
-      if (v.three_tigers) list.push(t('rulesThreeTigers'));
-      if (v.repetition === 'threefold_draw') list.push(t('rulesThreefold'));
-      if (v.ply_limit !== undefined && v.ply_limit !== 400) list.push(t('rulesPlyLimit', { n: v.ply_limit }));
-    }
-    return t('rules', { list: list.length ? list.join(', ') : t('rulesHouse') });
+    return rulesText(this.s.info?.variant);
   }
 
   /**
@@ -487,7 +487,16 @@ export class TableView {
     const s = this.s.game;
     if (!e || !s || !this.board || this.s.fatal) return;
     const mode = this.mode();
-    this.board.update({ position: s.position, legal: s.legal, lastAction: s.last_action, mode, hints: this.hints }, animate);
+    // A rematch empties the list: browsing the old game ends with it.
+    if (this.cursor !== null && this.cursor >= this.s.moves.length) this.cursor = null;
+    const shown = this.cursor === null ? null : this.positionAt(this.cursor);
+    if (shown === null) {
+      this.cursor = null;
+      this.board.update({ position: s.position, legal: s.legal, lastAction: s.last_action, mode, hints: this.hints }, animate);
+    } else {
+      this.board.update({ position: shown, legal: [], lastAction: this.s.moves[/** @type {number} */ (this.cursor) - 1] ?? null, mode: 'watch', hints: false }, false);
+    }
+    this.updateBrowse();
 
     e.banner.textContent = this.s.conn === 'reconnecting' ? t('reconnecting') : '';
     e.banner.hidden = this.s.conn !== 'reconnecting';
@@ -576,14 +585,55 @@ export class TableView {
 
     this.updateControls();
 
-    // The move list, two half moves a line.
-    const items = [];
-    for (let i = 0; i < this.s.moves.length; i += 2) {
-      items.push(h('li', {}, h('span', { class: 'ply', text: this.s.moves[i] }), this.s.moves[i + 1] ? h('span', { class: 'ply', text: this.s.moves[i + 1] }) : null));
+    this.moveList.update(this.s.moves, this.cursor);
+  }
+
+  /**
+   * The position after `n` actions of the current game, drawn from its
+   * moves; `null` if the drawing does not end where the server's state does
+   * (then the page does not pretend to know).
+   * @param {number} n
+   * @returns {string | null}
+   */
+  positionAt(n) {
+    const g = this.s.game;
+    if (!g || !this.s.info) return null;
+    const key = `${g.game}:${this.s.moves.length}`;
+    if (!this.replayed || this.replayed.key !== key) {
+      const list = positions(startPosition(this.s.info.variant), this.s.moves);
+      const last = list[list.length - 1] || '';
+      this.replayed = { key, list: last.split(' ')[0] === g.position.split(' ')[0] ? list : [] };
     }
-    if (items.length) e.moves.replaceChildren(...items);
-    else e.moves.replaceChildren(h('li', { class: 'empty', text: t('noMoves') }));
-    e.moves.scrollTop = e.moves.scrollHeight;
+    return this.replayed.list[n] ?? null;
+  }
+
+  /** The notice above the board while the move list is browsed. */
+  updateBrowse() {
+    const e = this.el;
+    if (!e) return;
+    const browsing = this.cursor !== null;
+    e.browse.hidden = !browsing;
+    if (!browsing) {
+      if (e.browse.contains(document.activeElement)) this.moveList.list.querySelector('.ply.current')?.closest('button')?.focus();
+      e.browse.replaceChildren();
+      return;
+    }
+    const had = e.browse.contains(document.activeElement);
+    e.browse.replaceChildren(
+      h('p', { text: t('browsing', { n: /** @type {number} */ (this.cursor), total: this.s.moves.length }) }),
+      h('button', {
+        type: 'button',
+        id: 'back-to-live',
+        class: 'primary',
+        text: t('backToLive'),
+        onclick: () => {
+          this.cursor = null;
+          this.update();
+          this.board?.focus();
+        },
+      }),
+    );
+    if (had) document.getElementById('back-to-live')?.focus();
   }
 
   /** The buttons that fit the moment. */
@@ -646,6 +696,21 @@ export class TableView {
       else if (s.rematch_offer) {
         out.push(h('p', { class: 'offer', text: t('rematchOfferedToYou') }), button('rematch', t('rematchAccept'), () => this.send({ type: 'rematch' }), 'primary'));
       } else out.push(button('rematch', t('rematch'), () => this.send({ type: 'rematch' }), 'primary'));
+    }
+    if (s.result) {
+      const href = `/t/${encodeURIComponent(this.table)}/games/${s.game}`;
+      out.push(
+        h('a', {
+          class: 'button',
+          id: 'review-game',
+          href,
+          text: t('reviewThisGame'),
+          onclick: (ev) => {
+            ev.preventDefault();
+            this.navigate(href);
+          },
+        }),
+      );
     }
     if (mine && friend && this.s.presence && !this.s.presence[other(mine)].connected && s.ply === 0 && s.game === 1) {
       out.push(h('p', { class: 'offer', text: t('waitingForOpponent') }));

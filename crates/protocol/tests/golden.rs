@@ -323,6 +323,146 @@ fn examples() -> Vec<Example> {
                 ],
             },
         ),
+        example(
+            "http.analysis_request.line",
+            AnalysisRequest {
+                actions: vec!["c3".into(), "a1-b2".into()],
+                ..AnalysisRequest::default()
+            },
+        ),
+        example(
+            "http.analysis_request.start",
+            AnalysisRequest {
+                variant: Some(Variant {
+                    repetition: Repetition::ThreefoldDraw,
+                    ..Variant::default()
+                }),
+                start: Some("T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into()),
+                actions: vec!["c3-c2".into()],
+                game: None,
+            },
+        ),
+        example(
+            "http.analysis_request.game",
+            AnalysisRequest {
+                game: Some(PastedGame {
+                    format: NotationFormat::Pypi,
+                    text: "1. G33 B1122 2. G44".into(),
+                }),
+                ..AnalysisRequest::default()
+            },
+        ),
+        example(
+            "http.analysis_board",
+            AnalysisBoard {
+                variant: Variant {
+                    goats_to_win: Some(5),
+                    ..Variant::default()
+                },
+                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into(),
+                actions: vec!["c3-c2".into()],
+                position: "T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100".into(),
+                side_to_move: Side::Tigers,
+                phase: Phase::Movement,
+                in_hand: 0,
+                eaten: 4,
+                goats_to_win: 5,
+                ply: 100,
+                ply_limit: 400,
+                result: None,
+                legal: [
+                    (
+                        "a1xc1",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a1xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a5xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e1xc1",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e1xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e5xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a5-b5",
+                        Evaluation::Win { plies: 3 },
+                        EvaluationSource::Tablebase,
+                    ),
+                    (
+                        "e5-d5",
+                        Evaluation::Win { plies: 3 },
+                        EvaluationSource::Tablebase,
+                    ),
+                ]
+                .into_iter()
+                .map(|(action, evaluation, source)| ActionValue {
+                    action: action.into(),
+                    evaluation,
+                    source,
+                })
+                .collect(),
+                best: Some("a1xc1".into()),
+            },
+        ),
+        example(
+            "http.analysis_board.finished",
+            AnalysisBoard {
+                variant: Variant {
+                    goats_to_win: Some(5),
+                    ..Variant::default()
+                },
+                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into(),
+                actions: vec!["c3-c2".into(), "a1xc3".into()],
+                position: "T...T/GGGGG/GGTGG/G.GGG/.G.GT g 0 5 101".into(),
+                side_to_move: Side::Goats,
+                phase: Phase::Movement,
+                in_hand: 0,
+                eaten: 5,
+                goats_to_win: 5,
+                ply: 101,
+                ply_limit: 400,
+                result: Some(GameResult {
+                    winner: Some(Side::Tigers),
+                    reason: EndReason::CaptureTarget,
+                }),
+                legal: vec![],
+                best: None,
+            },
+        ),
+        example(
+            "http.api_error.illegal_action",
+            ApiError {
+                error: "illegal_action".into(),
+                field: Some("actions".into()),
+                message: "ply 7: b2-c3: goats must be placed while any are in hand".into(),
+            },
+        ),
+        example(
+            "http.api_error.invalid_notation",
+            ApiError {
+                error: "invalid_notation".into(),
+                field: Some("game".into()),
+                message: "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133".into(),
+            },
+        ),
         // Client to server
         example(
             "client.hello",
@@ -849,4 +989,13 @@ fn unknown_create_table_fields_are_refused() {
     assert_eq!(null.clock, None);
     let bad = r#"{"opponent":"friend","clock":{"initial":60,"moves":40}}"#;
     assert!(serde_json::from_str::<CreateTable>(bad).is_err());
+}
+
+#[test]
+fn an_empty_analysis_request_is_the_house_start_and_unknown_fields_are_refused() {
+    let empty: AnalysisRequest = serde_json::from_str("{}").unwrap();
+    assert_eq!(empty, AnalysisRequest::default());
+    assert!(serde_json::from_str::<AnalysisRequest>(r#"{"moves":["c3"]}"#).is_err());
+    let bad = r#"{"game":{"format":"sgf","text":""}}"#;
+    assert!(serde_json::from_str::<AnalysisRequest>(bad).is_err());
 }

@@ -23,6 +23,7 @@
 
 pub mod board;
 pub mod key;
+pub mod notation;
 
 mod action;
 mod destinations;

@@ -246,7 +246,11 @@ pub async fn game_analysis(
 }
 
 /// One game of a table, looked up through its actor.
-async fn find_record(state: &AppState, table: &str, game: &str) -> Result<GameRecord, HttpError> {
+pub(crate) async fn find_record(
+    state: &AppState,
+    table: &str,
+    game: &str,
+) -> Result<GameRecord, HttpError> {
     let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {

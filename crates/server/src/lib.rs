@@ -12,10 +12,12 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod bot;
 pub mod clock;
 pub mod http;
 pub mod names;
+pub mod notation;
 pub mod options;
 pub mod play;
 pub mod storage;
@@ -137,10 +139,22 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             "/api/tables/{table}/games/{game}/analysis",
             get(http::game_analysis),
         )
+        .route(
+            "/api/analysis",
+            post(analysis::analyse).layer(DefaultBodyLimit::max(analysis::MAX_ANALYSIS_BODY)),
+        )
+        .route(
+            "/api/tables/{table}/games/{game}/notation/{format}",
+            get(notation::export),
+        )
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
         .route_service("/", index.clone())
-        .route_service("/t/{table}", index)
+        .route_service("/t/{table}", index.clone())
+        // The page's other views: one game, the analysis board, the rules.
+        .route_service("/t/{table}/games/{game}", index.clone())
+        .route_service("/analysis", index.clone())
+        .route_service("/learn", index)
         .fallback_service(ServeDir::new(static_dir))
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
         .layer(TraceLayer::new_for_http())

@@ -4,7 +4,8 @@
 //! [`crate::http`] and [`crate::storage`] convert here and nowhere else.
 
 use baghchal_protocol as wire;
-use baghchal_rules::{Outcome, Reason, Repetition, Side};
+use baghchal_rules::notation::Format;
+use baghchal_rules::{Outcome, Phase, Reason, Repetition, Side};
 
 use crate::options::Opponent;
 use crate::play::{Claim, Event, Player};
@@ -138,6 +139,23 @@ impl Player {
             Player::Host => wire::Player::Host,
             Player::Guest => wire::Player::Guest,
         }
+    }
+}
+
+/// A phase on the wire.
+pub fn phase_to_wire(phase: Phase) -> wire::Phase {
+    match phase {
+        Phase::Placement => wire::Phase::Placement,
+        Phase::Movement => wire::Phase::Movement,
+    }
+}
+
+/// A wire notation as the rules crate's.
+pub fn format_from_wire(format: wire::NotationFormat) -> Format {
+    match format {
+        wire::NotationFormat::Record => Format::Record,
+        wire::NotationFormat::Pypi => Format::Pypi,
+        wire::NotationFormat::Obx => Format::Obx,
     }
 }
 

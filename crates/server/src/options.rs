@@ -93,22 +93,7 @@ impl TableOptions {
             Opponent::Bots => raw.spectators.max(BOTS_SPECTATOR_SEATS),
             _ => raw.spectators,
         };
-        let v = &raw.variant;
-        let rules = Rules::new(RulesOptions {
-            goats_to_win: v.goats_to_win,
-            first: side_from_wire(v.first),
-            multi_jump: v.multi_jump,
-            three_tigers: v.three_tigers,
-            repetition: repetition_from_wire(v.repetition),
-            ply_limit: v.ply_limit,
-        })
-        .map_err(|e| FieldError {
-            field: match e {
-                RulesError::GoatsToWin(_) => "variant.goats_to_win",
-                RulesError::PlyLimit(_) => "variant.ply_limit",
-            },
-            message: e.to_string(),
-        })?;
+        let rules = rules_from_variant(&raw.variant)?;
         let clock = raw.clock.as_ref().map(parse_clock).transpose()?;
         Ok(TableOptions {
             opponent,
@@ -138,15 +123,39 @@ impl TableOptions {
 
     /// The rules variant on the wire.
     pub fn variant(&self) -> wire::Variant {
-        let o = self.rules.options();
-        wire::Variant {
-            goats_to_win: Some(self.rules.goats_to_win()),
-            first: side_to_wire(o.first),
-            multi_jump: o.multi_jump,
-            three_tigers: o.three_tigers,
-            repetition: repetition_to_wire(o.repetition),
-            ply_limit: o.ply_limit,
-        }
+        variant_of(&self.rules)
+    }
+}
+
+/// Checks a wire variant: the rules it names, or the field out of range.
+pub fn rules_from_variant(v: &wire::Variant) -> Result<Rules, FieldError> {
+    Rules::new(RulesOptions {
+        goats_to_win: v.goats_to_win,
+        first: side_from_wire(v.first),
+        multi_jump: v.multi_jump,
+        three_tigers: v.three_tigers,
+        repetition: repetition_from_wire(v.repetition),
+        ply_limit: v.ply_limit,
+    })
+    .map_err(|e| FieldError {
+        field: match e {
+            RulesError::GoatsToWin(_) => "variant.goats_to_win",
+            RulesError::PlyLimit(_) => "variant.ply_limit",
+        },
+        message: e.to_string(),
+    })
+}
+
+/// Rules as a wire variant, the capture target spelled out.
+pub fn variant_of(rules: &Rules) -> wire::Variant {
+    let o = rules.options();
+    wire::Variant {
+        goats_to_win: Some(rules.goats_to_win()),
+        first: side_to_wire(o.first),
+        multi_jump: o.multi_jump,
+        three_tigers: o.three_tigers,
+        repetition: repetition_to_wire(o.repetition),
+        ply_limit: o.ply_limit,
     }
 }
 

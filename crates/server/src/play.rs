@@ -613,10 +613,7 @@ impl Play {
             game: self.game_number(),
             position: position.to_string(),
             side_to_move: side_to_wire(position.side_to_move()),
-            phase: match position.phase() {
-                baghchal_rules::Phase::Placement => wire::Phase::Placement,
-                baghchal_rules::Phase::Movement => wire::Phase::Movement,
-            },
+            phase: crate::names::phase_to_wire(position.phase()),
             in_hand: position.in_hand(),
             eaten: position.eaten(),
             goats_to_win: rules.goats_to_win(),

@@ -196,6 +196,17 @@ impl TestServer {
 
 /// A minimal HTTP/1.1 exchange.
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let (status, _, body) = http_with_head(addr, method, path, body).await;
+    (status, body)
+}
+
+/// A minimal HTTP/1.1 exchange, with the answer's head (lowercased).
+pub async fn http_with_head(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
@@ -219,7 +230,7 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u1
     } else {
         rest.to_owned()
     };
-    (status, body)
+    (status, head.to_ascii_lowercase(), body)
 }
 
 fn dechunk(mut text: &str) -> String {

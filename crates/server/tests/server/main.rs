@@ -8,12 +8,14 @@ mod common;
 
 mod absence;
 mod analysis;
+mod analysis_board;
 mod bad_input;
 mod clocks;
 mod computer;
 mod endings;
 mod first_moves;
 mod friend;
+mod notation;
 mod offers;
 mod reconnect;
 mod spectators;
