@@ -811,7 +811,8 @@ fn examples() -> Vec<Example> {
                 id: None,
                 code: ErrorCode::NotClaimable,
                 reason: None,
-                message: "your opponent may still come back; claim after the countdown".into(),
+                message: "there is nothing to claim: your opponent is here, or may still come back"
+                    .into(),
             },
         ),
         example(
@@ -820,7 +821,7 @@ fn examples() -> Vec<Example> {
                 id: Some("9".into()),
                 code: ErrorCode::NotAbortable,
                 reason: None,
-                message: "each side has moved: the game can no longer be aborted".into(),
+                message: "each side has played: the game can no longer be aborted".into(),
             },
         ),
         example(
