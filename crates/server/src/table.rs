@@ -42,10 +42,10 @@ const RETRIES: u32 = 6;
 /// How long a player of a game in progress between two people must be
 /// away (no socket open) before the other may claim the game.
 pub const ABSENCE_GRACE: Duration = Duration::from_secs(15);
-/// After a table is loaded (a restart, or another server taking it over),
-/// no flag falls before this much time has passed, so that the player on
-/// move can reconnect; the time is still counted, and an action in it
-/// leaves no time but the increment.
+/// After a table is loaded with a clock running (a restart, or another
+/// server taking it over), no flag falls before this much time has
+/// passed, so that the player on move can reconnect; the time is still
+/// counted, and an action in it leaves no time but the increment.
 pub const LOAD_GRACE: Duration = Duration::from_secs(10);
 
 /// A connection's id, for logs and for telling sockets apart.
@@ -180,6 +180,7 @@ impl TableHandle {
                 recent.insert(player, id.clone());
             }
         }
+        let play_clock_runs = play.clocks().and_then(|c| c.running()).is_some();
         let (tx, rx) = mpsc::channel(INBOX_LEN);
         let span = tracing::info_span!("table", table_id = %row.id);
         let table = Table {
@@ -202,7 +203,13 @@ impl TableHandle {
             next_game: None,
             away: [Some(now); 2],
             absent: None,
-            flag_not_before: now.after(LOAD_GRACE),
+            // The grace is for a clock that ran while the table was not
+            // loaded: a restart, or a takeover.
+            flag_not_before: if play_clock_runs {
+                now.after(LOAD_GRACE)
+            } else {
+                now
+            },
             context,
         };
         let tasks = table.context.tasks.clone();
