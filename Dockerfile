@@ -16,7 +16,10 @@ WORKDIR /var/lib/baghchal
 ENV BAGHCHAL_ADDR=0.0.0.0:8080 \
     BAGHCHAL_STATIC_DIR=/usr/share/baghchal/static \
     DATABASE_URL=sqlite:///var/lib/baghchal/baghchal.db?mode=rwc \
+    BAGHCHAL_DATA_DIR=/var/lib/baghchal \
     RUST_LOG=info
+# The database (SQLite) and the tablebase, built here on first start.
+VOLUME /var/lib/baghchal
 EXPOSE 8080
 STOPSIGNAL SIGTERM
 CMD ["baghchal"]

@@ -6,9 +6,9 @@
 
 import { Board } from './board.js';
 import { t, num } from './i18n.js';
-import { h, mainElement, sideName } from './dom.js';
+import { h, mainElement, sideName, announce } from './dom.js';
 import { MoveList } from './movelist.js';
-import { evaluationText, sourceText, resultText } from './words.js';
+import { evaluationText, sourceText, resultText, describeAction } from './words.js';
 
 /** @typedef {import('./wire.js').AnalysisBoard} AnalysisBoard */
 /** @typedef {import('./wire.js').AnalysisRequest} AnalysisRequest */
@@ -37,6 +37,8 @@ export class AnalysisView {
     this.at = 0;
     /** @type {AnalysisBoard | null} the server's answer for the ply shown */
     this.board = null;
+    /** @type {{side: import('./wire.js').Side, action: string} | null} the action just played, to announce */
+    this.justPlayed = null;
     /** @type {string | null} */
     this.error = null;
     this.busy = false;
@@ -128,6 +130,10 @@ export class AnalysisView {
     }
     if (!this.el) this.render();
     else this.update();
+    // Say what was played and what the position now is.
+    const played = this.justPlayed;
+    this.justPlayed = null;
+    if (played && board && this.el) announce(`${describeAction(played.side, played.action)}. ${this.el.headline.textContent}`);
   }
 
   /**
@@ -135,6 +141,7 @@ export class AnalysisView {
    * @param {string} action
    */
   play(action) {
+    this.justPlayed = this.board ? { side: this.board.side_to_move, action } : null;
     const actions = [...this.line.slice(0, this.at), action];
     this.line = actions;
     this.at = actions.length;

@@ -54,4 +54,7 @@ test('a replayed move list ends where the server says', () => {
   const game = positions(startPosition({}), ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3']);
   assert.equal(game[6], 'T..../...../T.T../...../....T g 17 3 6');
   assert.equal(startPosition({ three_tigers: true, first: 'tigers' }), 'T...T/...../...../...../T.... t 16 0 0');
+  // A chain of jumps (the multi-jump variant) takes every goat it passes.
+  const chain = positions('T..../...G./...../.G.../T...T t 0 0 40', ['a1xc3xe5']);
+  assert.equal(chain[1], 'T...T/...../...../...../....T g 0 2 41');
 });

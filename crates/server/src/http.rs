@@ -14,6 +14,7 @@ use baghchal_rules::Record;
 
 use crate::names::side_to_wire;
 use crate::options::{Opponent, TableOptions};
+use crate::tablebase::TablebaseState;
 use crate::tables::TablesError;
 use crate::AppState;
 
@@ -114,8 +115,10 @@ impl IntoResponse for HttpError {
     }
 }
 
-/// Reads a `CreateTable`, naming the field at fault when it is not one.
-fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
+/// Reads the body of `POST /api/tables` as checked options, naming the
+/// field at fault when it is not one (public for the fuzz target
+/// `table_options`).
+pub fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
     let deserializer = &mut serde_json::Deserializer::from_slice(body);
     let raw: CreateTable = serde_path_to_error::deserialize(deserializer).map_err(|e| {
         let path = e.path().to_string();
@@ -271,6 +274,34 @@ pub async fn healthz(State(state): State<AppState>) -> (StatusCode, &'static str
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable")
         }
     }
+}
+
+/// The body of `GET /readyz`.
+#[derive(serde::Serialize)]
+pub struct Readiness {
+    /// `ok`, or `unavailable` (with status 503).
+    pub database: &'static str,
+    /// Where the tablebase stands; the server serves in every state.
+    pub tablebase: TablebaseState,
+}
+
+/// `GET /readyz`: the database, and the tablebase's state in detail.
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
+    let (status, database) = match state.storage.ping().await {
+        Ok(()) => (StatusCode::OK, "ok"),
+        Err(e) => {
+            tracing::error!(error = %e, "readiness check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+        }
+    };
+    let tablebase = state.tablebase.state();
+    (
+        status,
+        Json(Readiness {
+            database,
+            tablebase,
+        }),
+    )
 }
 
 #[cfg(test)]

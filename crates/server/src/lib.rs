@@ -22,6 +22,7 @@ pub mod options;
 pub mod play;
 pub mod storage;
 pub mod table;
+pub mod tablebase;
 pub mod tables;
 pub mod time;
 pub mod token;
@@ -46,6 +47,7 @@ use tower_http::trace::TraceLayer;
 use crate::bot::{Bot, Computer};
 use crate::storage::{Storage, StorageError};
 use crate::table::Pace;
+use crate::tablebase::TablebaseSlot;
 use crate::tables::{Tables, TablesError};
 
 /// How a server runs.
@@ -69,6 +71,10 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// The tablebase, read or built in the background while serving (off
+    /// by default; the computer sees it through a
+    /// [`tablebase::LiveEngine`] bot).
+    pub tablebase: TablebaseSlot,
     /// Wall time (tests set a manual clock).
     pub clock: Arc<dyn time::WallClock>,
 }
@@ -89,6 +95,7 @@ impl Config {
             max_tables: 100_000,
             idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
+            tablebase: TablebaseSlot::off(),
             clock: Arc::new(time::SystemClock::new()),
         }
     }
@@ -113,6 +120,8 @@ pub struct AppState {
     pub computer: Computer,
     /// Analyses of finished games, which never change.
     pub analyses: http::AnalysisCache,
+    /// The tablebase, for `/readyz`.
+    pub tablebase: TablebaseSlot,
 }
 
 /// Why the server could not start.
@@ -148,6 +157,7 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
             get(notation::export),
         )
         .route("/healthz", get(http::healthz))
+        .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
         .route_service("/", index.clone())
         .route_service("/t/{table}", index.clone())
@@ -210,15 +220,19 @@ pub async fn run(
         rate: config.rate,
         computer,
         analyses: http::AnalysisCache::default(),
+        tablebase: config.tablebase.clone(),
     };
     let router = app(state, &config.static_dir);
+    config.tablebase.start()?;
     let signal = token.clone();
     let server = axum::serve(listener, router).with_graceful_shutdown(async move {
         shutdown.await;
         tracing::info!("shutting down");
         signal.cancel();
     });
-    server.await?;
+    let served = server.await;
+    config.tablebase.stop().await;
+    served?;
     // The sockets saw the cancellation and are sending their close frames.
     sockets.close();
     if tokio::time::timeout(Duration::from_secs(5), sockets.wait())

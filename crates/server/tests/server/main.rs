@@ -19,3 +19,4 @@ mod notation;
 mod offers;
 mod reconnect;
 mod spectators;
+mod tablebase;
