@@ -581,7 +581,7 @@ impl Seated {
     ) -> baghchal_protocol::GameState {
         let mut state = None;
         for (i, action) in moves.iter().enumerate() {
-            let mover = if (played + i) % 2 == 0 {
+            let mover = if (played + i).is_multiple_of(2) {
                 &mut self.host
             } else {
                 &mut self.guest
