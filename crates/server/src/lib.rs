@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod bot;
 pub mod clock;
+pub mod cluster;
 pub mod http;
 pub mod names;
 pub mod notation;
@@ -75,6 +76,8 @@ pub struct Config {
     /// by default; the computer sees it through a
     /// [`tablebase::LiveEngine`] bot).
     pub tablebase: TablebaseSlot,
+    /// The cluster this node is one of; `None` for a single node.
+    pub cluster: Option<cluster::ClusterConfig>,
     /// Wall time (tests set a manual clock).
     pub clock: Arc<dyn time::WallClock>,
 }
@@ -96,8 +99,20 @@ impl Config {
             idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
             tablebase: TablebaseSlot::off(),
+            cluster: None,
             clock: Arc::new(time::SystemClock::new()),
         }
+    }
+
+    /// Whether this configuration can run: cluster mode needs PostgreSQL.
+    pub fn check(&self) -> Result<(), StartError> {
+        let postgres = ["postgres:", "postgresql:"]
+            .iter()
+            .any(|scheme| self.database_url.starts_with(scheme));
+        if self.cluster.is_some() && !postgres {
+            return Err(StartError::ClusterNeedsPostgres);
+        }
+        Ok(())
     }
 }
 
@@ -136,6 +151,12 @@ pub enum StartError {
     /// The listener.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// Several nodes cannot share a SQLite file.
+    #[error("cluster mode (a NATS URL) needs PostgreSQL: a SQLite file serves one node")]
+    ClusterNeedsPostgres,
+    /// NATS.
+    #[error("cluster transport: {0}")]
+    Transport(String),
 }
 
 /// The routes.
@@ -197,7 +218,24 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    config.check()?;
     let storage = Storage::connect(&config.database_url).await?;
+    let token = CancellationToken::new();
+    // The node's own tasks: its leases and its sockets' relays.
+    let node_tasks = TaskTracker::new();
+    let node = match &config.cluster {
+        Some(cluster) => {
+            let node = cluster::Node::connect(cluster)
+                .await
+                .map_err(|e| StartError::Transport(e.to_string()))?;
+            node.start(&node_tasks, token.clone())
+                .await
+                .map_err(|e| StartError::Transport(e.to_string()))?;
+            tracing::info!(node_id = %cluster.node_id, cluster = %cluster.name, lease_ms = cluster.lease.as_millis() as u64, "joined the cluster");
+            Some(node)
+        }
+        None => None,
+    };
     let computer = Computer::new(config.bot.clone(), config.bot_threads);
     let tables = Tables::new(
         storage.clone(),
@@ -205,11 +243,17 @@ pub async fn run(
         config.pace,
         config.idle_timeout,
         config.max_tables,
+        node,
         config.clock.clone(),
     );
     let resumed = tables.resume_all().await?;
     tracing::info!(resumed, "tables resumed");
-    let token = CancellationToken::new();
+    {
+        let tables = tables.clone();
+        let token = token.clone();
+        node_tasks.spawn(async move { tables.keep_leases(token).await });
+    }
+    node_tasks.close();
     let sockets = TaskTracker::new();
     let state = AppState {
         tables: tables.clone(),
@@ -241,6 +285,7 @@ pub async fn run(
     {
         tracing::warn!("some sockets did not close in time");
     }
+    node_tasks.wait().await;
     tables.close_all().await;
     storage.close().await;
     tracing::info!("stopped");

@@ -15,6 +15,7 @@ mod computer;
 mod endings;
 mod first_moves;
 mod friend;
+mod leases;
 mod notation;
 mod offers;
 mod reconnect;
