@@ -422,6 +422,7 @@ async fn create(run: &Run) -> anyhow::Result<TableCreated> {
         level: None,
         spectators: run.spectators,
         variant: Variant::default(),
+        clock: None,
     };
     let response = run
         .http

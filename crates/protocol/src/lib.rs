@@ -122,6 +122,24 @@ impl Default for Variant {
     }
 }
 
+/// A time control, as a table is created with it: either `initial` and
+/// `increment` (a clock of initial time plus an increment per action, in
+/// seconds) or `days_per_action` (a correspondence pace). Exactly one of
+/// the two forms; the server checks the bounds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControl {
+    /// Initial time of each side, in seconds (5..=10800).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<u32>,
+    /// Seconds added after each of a side's actions (0..=180).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increment: Option<u32>,
+    /// Days for each action (1..=3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days_per_action: Option<u8>,
+}
+
 /// `POST /api/tables`: the options of a new table.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -140,6 +158,9 @@ pub struct CreateTable {
     /// The rules variant (default: the house rules).
     #[serde(default)]
     pub variant: Variant,
+    /// The time control; absent or `null`: no clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TimeControl>,
 }
 
 fn default_side() -> Side {
@@ -425,6 +446,34 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
     },
+    /// After a game: decline the opponent's rematch request.
+    DeclineRematch {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// Call the game off while each side has yet to make its first
+    /// action: no result. At a table whose guest never arrived, the host's
+    /// abort cancels the table.
+    Abort {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// The present player claims the win against an absent opponent, once
+    /// the presence's `claimable_at` has passed.
+    ClaimVictory {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
+    /// The present player calls the game a draw against an absent
+    /// opponent, once the presence's `claimable_at` has passed.
+    ClaimDraw {
+        /// An optional client id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// Keep-alive; answered with `pong`.
     Ping,
 }
@@ -460,8 +509,21 @@ pub struct SeatView {
     pub connected: bool,
 }
 
+/// A player who has no socket open in a game in progress.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Absence {
+    /// The absent player's side.
+    pub side: Side,
+    /// When the player's last socket closed (RFC 3339, UTC, milliseconds).
+    pub since: String,
+    /// From when the present player may claim the game.
+    pub claimable_at: String,
+    /// The server's time when this was sent.
+    pub now: String,
+}
+
 /// Both seats and the gallery.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Presence {
     /// The goats' seat.
     pub goats: SeatView,
@@ -471,6 +533,9 @@ pub struct Presence {
     pub spectators: u32,
     /// Spectator seats reserved.
     pub spectator_seats: u8,
+    /// The player who is away from a game in progress between two people,
+    /// if one is.
+    pub absent: Option<Absence>,
 }
 
 /// Why a game ended.
@@ -492,6 +557,15 @@ pub enum EndReason {
     Resignation,
     /// Both players agreed a draw.
     Agreement,
+    /// A side's time ran out (it loses; a draw if the other side could not
+    /// possibly win).
+    Timeout,
+    /// The present player claimed the game of an absent one: a win, or a
+    /// draw if a draw was claimed.
+    Abandoned,
+    /// The game was aborted before each side had played: no result, not
+    /// counted in the tally (`winner` is `null`).
+    Aborted,
 }
 
 /// A finished game's result.
@@ -512,6 +586,24 @@ pub struct Tally {
     pub guest: u32,
     /// Games drawn.
     pub draws: u32,
+}
+
+/// The clocks of a game with a time control.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ClockState {
+    /// The goats' remaining time at the turn's start, in milliseconds
+    /// (for a correspondence pace: the time for the current action, or the
+    /// full allowance when it is not their turn).
+    pub goats_ms: u64,
+    /// The tigers' remaining time, likewise.
+    pub tigers_ms: u64,
+    /// The side whose time is running; `null` until each side has made
+    /// its first action, and once the game is over.
+    pub running: Option<Side>,
+    /// When the running side's turn started (RFC 3339, UTC, milliseconds).
+    pub turn_started_at: Option<String>,
+    /// The server's time when this state was sent.
+    pub now: String,
 }
 
 /// The public state of the current game: the same for players and
@@ -555,6 +647,11 @@ pub struct GameState {
     pub host_side: Side,
     /// Games won and drawn so far.
     pub tally: Tally,
+    /// The clocks, at a table with a time control.
+    pub clock: Option<ClockState>,
+    /// Whether the game may still be aborted: it is in progress and each
+    /// side has yet to make its first action.
+    pub abortable: bool,
 }
 
 /// The table itself: what does not change from game to game.
@@ -568,6 +665,18 @@ pub struct TableInfo {
     pub level: Option<u16>,
     /// The rules variant.
     pub variant: Variant,
+    /// The time control, or `null` for none.
+    pub clock: Option<TimeControl>,
+}
+
+/// What a claim against an absent player asked for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimResult {
+    /// The win.
+    Win,
+    /// A draw.
+    Draw,
 }
 
 /// Something that happened at a table. Each carries a version in the
@@ -609,6 +718,33 @@ pub enum TableEvent {
         /// The new game's number.
         game: u32,
     },
+    /// The side's time ran out: the game is over.
+    Flagged {
+        /// Whose time ran out.
+        side: Side,
+    },
+    /// The present player claimed the game of an absent one.
+    Claimed {
+        /// Who claimed.
+        side: Side,
+        /// What they claimed.
+        result: ClaimResult,
+    },
+    /// A player aborted the game: no result.
+    Aborted {
+        /// Who aborted.
+        side: Side,
+    },
+    /// A side declined the pending rematch request.
+    RematchDeclined {
+        /// Who declined.
+        side: Side,
+    },
+    /// The rematch request lapsed because its maker left.
+    RematchWithdrawn {
+        /// Who had asked.
+        side: Side,
+    },
 }
 
 /// Why the server refused a message.
@@ -646,6 +782,14 @@ pub enum ErrorCode {
     /// There is no pending offer to accept or decline, or the offer is
     /// one's own.
     NoOffer,
+    /// Nobody is absent, or the grace period is not over yet.
+    NotClaimable,
+    /// The game can no longer be aborted (each side has moved, or it is
+    /// over).
+    NotAbortable,
+    /// Too many draw or rematch offers: at most 3 a game, one per 10
+    /// seconds.
+    TooManyOffers,
     /// Too many messages: sent just before the socket is closed.
     RateLimited,
     /// The action id is empty or longer than 64 bytes.

@@ -81,6 +81,59 @@ fn state() -> GameState {
         rematch_offer: None,
         host_side: Side::Goats,
         tally: Tally::default(),
+        clock: None,
+        abortable: true,
+    }
+}
+
+/// A state at a clocked table (3 minutes + 2 seconds), goats to move
+/// after each side's first action: the goats' time runs.
+fn clocked_state() -> GameState {
+    GameState {
+        position: "T..../...T./..G../...../T...T g 19 0 2".into(),
+        side_to_move: Side::Goats,
+        ply: 2,
+        legal: vec![
+            "a2", "a3", "a4", "b1", "b2", "b3", "b4", "b5", "c1", "c2", "c4", "c5", "d1", "d2",
+            "d3", "d5", "e2", "e3", "e4", "e5",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect(),
+        last_action: Some("e5-d4".into()),
+        clock: Some(ClockState {
+            goats_ms: 180_000,
+            tigers_ms: 180_000,
+            running: Some(Side::Goats),
+            turn_started_at: Some("2026-12-01T21:30:04.250Z".into()),
+            now: "2026-12-01T21:30:05.012Z".into(),
+        }),
+        abortable: false,
+        ..state()
+    }
+}
+
+/// A clocked game that ended on time.
+fn flagged_state() -> GameState {
+    GameState {
+        legal: vec![],
+        result: Some(GameResult {
+            winner: Some(Side::Tigers),
+            reason: EndReason::Timeout,
+        }),
+        clock: Some(ClockState {
+            goats_ms: 0,
+            tigers_ms: 180_000,
+            running: None,
+            turn_started_at: None,
+            now: "2026-12-01T21:33:05.250Z".into(),
+        }),
+        tally: Tally {
+            host: 0,
+            guest: 1,
+            draws: 0,
+        },
+        ..clocked_state()
     }
 }
 
@@ -91,6 +144,7 @@ fn finished_state() -> GameState {
             winner: Some(Side::Goats),
             reason: EndReason::Resignation,
         }),
+        abortable: false,
         ..state()
     }
 }
@@ -101,6 +155,7 @@ fn table_info() -> TableInfo {
         opponent: Opponent::Friend,
         level: None,
         variant: Variant::default(),
+        clock: None,
     }
 }
 
@@ -126,6 +181,7 @@ fn examples() -> Vec<Example> {
                 level: None,
                 spectators: 2,
                 variant: Variant::default(),
+                clock: None,
             },
         ),
         example(
@@ -141,6 +197,37 @@ fn examples() -> Vec<Example> {
                     repetition: Repetition::ThreefoldDraw,
                     ..Variant::default()
                 },
+                clock: None,
+            },
+        ),
+        example(
+            "http.create_table.clock",
+            CreateTable {
+                opponent: Opponent::Friend,
+                side: Side::Goats,
+                level: None,
+                spectators: 0,
+                variant: Variant::default(),
+                clock: Some(TimeControl {
+                    initial: Some(180),
+                    increment: Some(2),
+                    days_per_action: None,
+                }),
+            },
+        ),
+        example(
+            "http.create_table.correspondence",
+            CreateTable {
+                opponent: Opponent::Computer,
+                side: Side::Tigers,
+                level: Some(1200),
+                spectators: 0,
+                variant: Variant::default(),
+                clock: Some(TimeControl {
+                    initial: None,
+                    increment: None,
+                    days_per_action: Some(2),
+                }),
             },
         ),
         example(
@@ -151,6 +238,7 @@ fn examples() -> Vec<Example> {
                 level: Some(2400),
                 spectators: 12,
                 variant: Variant::default(),
+                clock: None,
             },
         ),
         example(
@@ -412,6 +500,21 @@ fn examples() -> Vec<Example> {
             ClientMessage::DeclineDraw { id: None },
         ),
         example("client.rematch", ClientMessage::Rematch { id: None }),
+        example(
+            "client.decline_rematch",
+            ClientMessage::DeclineRematch { id: None },
+        ),
+        example(
+            "client.abort",
+            ClientMessage::Abort {
+                id: Some("9".into()),
+            },
+        ),
+        example(
+            "client.claim_victory",
+            ClientMessage::ClaimVictory { id: None },
+        ),
+        example("client.claim_draw", ClientMessage::ClaimDraw { id: None }),
         example("client.ping", ClientMessage::Ping),
         // Server to client
         example(
@@ -435,6 +538,23 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "server.welcome.clock",
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                table: TableInfo {
+                    clock: Some(TimeControl {
+                        initial: Some(180),
+                        increment: Some(2),
+                        days_per_action: None,
+                    }),
+                    ..table_info()
+                },
+                role: Role::Player,
+                player: Some(Player::Host),
+                secret: None,
+            },
+        ),
+        example(
             "server.welcome.spectator",
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
@@ -454,6 +574,14 @@ fn examples() -> Vec<Example> {
                 version: 1,
                 moves: vec!["c3".into()],
                 state: state(),
+            },
+        ),
+        example(
+            "server.snapshot.clock",
+            ServerMessage::Snapshot {
+                version: 2,
+                moves: vec!["c3".into(), "e5-d4".into()],
+                state: clocked_state(),
             },
         ),
         example(
@@ -556,6 +684,64 @@ fn examples() -> Vec<Example> {
             ),
         ),
         example(
+            "server.event.flagged",
+            event(
+                5,
+                TableEvent::Flagged { side: Side::Goats },
+                flagged_state(),
+            ),
+        ),
+        example(
+            "server.event.claimed",
+            event(
+                5,
+                TableEvent::Claimed {
+                    side: Side::Tigers,
+                    result: ClaimResult::Win,
+                },
+                GameState {
+                    result: Some(GameResult {
+                        winner: Some(Side::Tigers),
+                        reason: EndReason::Abandoned,
+                    }),
+                    clock: None,
+                    ..flagged_state()
+                },
+            ),
+        ),
+        example(
+            "server.event.aborted",
+            event(
+                2,
+                TableEvent::Aborted { side: Side::Tigers },
+                GameState {
+                    legal: vec![],
+                    result: Some(GameResult {
+                        winner: None,
+                        reason: EndReason::Aborted,
+                    }),
+                    abortable: false,
+                    ..state()
+                },
+            ),
+        ),
+        example(
+            "server.event.rematch_declined",
+            event(
+                4,
+                TableEvent::RematchDeclined { side: Side::Tigers },
+                finished_state(),
+            ),
+        ),
+        example(
+            "server.event.rematch_withdrawn",
+            event(
+                4,
+                TableEvent::RematchWithdrawn { side: Side::Goats },
+                finished_state(),
+            ),
+        ),
+        example(
             "server.presence",
             ServerMessage::Presence(Presence {
                 goats: SeatView {
@@ -572,6 +758,32 @@ fn examples() -> Vec<Example> {
                 },
                 spectators: 1,
                 spectator_seats: 2,
+                absent: None,
+            }),
+        ),
+        example(
+            "server.presence.absent",
+            ServerMessage::Presence(Presence {
+                goats: SeatView {
+                    player: Player::Host,
+                    computer: false,
+                    level: None,
+                    connected: true,
+                },
+                tigers: SeatView {
+                    player: Player::Guest,
+                    computer: false,
+                    level: None,
+                    connected: false,
+                },
+                spectators: 0,
+                spectator_seats: 0,
+                absent: Some(Absence {
+                    side: Side::Tigers,
+                    since: "2026-12-01T21:31:10.400Z".into(),
+                    claimable_at: "2026-12-01T21:31:25.400Z".into(),
+                    now: "2026-12-01T21:31:10.401Z".into(),
+                }),
             }),
         ),
         example("server.ack", ServerMessage::Ack { id: "7".into() }),
@@ -591,6 +803,34 @@ fn examples() -> Vec<Example> {
                 code: ErrorCode::SeatTaken,
                 reason: None,
                 message: "the opponent's seat is already taken".into(),
+            },
+        ),
+        example(
+            "server.error.not_claimable",
+            ServerMessage::Error {
+                id: None,
+                code: ErrorCode::NotClaimable,
+                reason: None,
+                message: "there is nothing to claim: your opponent is here, or may still come back"
+                    .into(),
+            },
+        ),
+        example(
+            "server.error.not_abortable",
+            ServerMessage::Error {
+                id: Some("9".into()),
+                code: ErrorCode::NotAbortable,
+                reason: None,
+                message: "each side has played: the game can no longer be aborted".into(),
+            },
+        ),
+        example(
+            "server.error.too_many_offers",
+            ServerMessage::Error {
+                id: None,
+                code: ErrorCode::TooManyOffers,
+                reason: None,
+                message: "at most 3 offers a game, one every 10 seconds".into(),
             },
         ),
         example("server.pong", ServerMessage::Pong),
@@ -666,6 +906,10 @@ fn every_client_message_type_has_an_example() {
         "accept_draw",
         "decline_draw",
         "rematch",
+        "decline_rematch",
+        "abort",
+        "claim_victory",
+        "claim_draw",
         "ping",
     ] {
         assert!(kinds.contains(kind), "no example of {kind}");
@@ -697,6 +941,11 @@ fn every_server_message_type_and_event_kind_has_an_example() {
         "draw_agreed",
         "rematch_offered",
         "rematch_started",
+        "flagged",
+        "claimed",
+        "aborted",
+        "rematch_declined",
+        "rematch_withdrawn",
     ] {
         assert!(events.contains(kind), "no example of event {kind}");
     }
@@ -735,6 +984,12 @@ fn unknown_create_table_fields_are_refused() {
     assert_eq!(minimal.side, Side::Goats);
     assert_eq!(minimal.spectators, 0);
     assert_eq!(minimal.variant, Variant::default());
+    assert_eq!(minimal.clock, None);
+    let null: CreateTable =
+        serde_json::from_str(r#"{"opponent":"computer","clock":null}"#).unwrap();
+    assert_eq!(null.clock, None);
+    let bad = r#"{"opponent":"friend","clock":{"initial":60,"moves":40}}"#;
+    assert!(serde_json::from_str::<CreateTable>(bad).is_err());
 }
 
 #[test]

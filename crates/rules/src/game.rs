@@ -1,6 +1,7 @@
 //! A game from its start: the actions played, the position they lead to,
-//! and the endings the players decide (resignation, agreed draw); with its
-//! text record.
+//! and the endings decided outside the board (resignation, agreed draw, a
+//! flag, a claim against an absent player, an abort); with its text
+//! record.
 
 use std::fmt;
 use std::str::FromStr;
@@ -96,6 +97,63 @@ impl Game {
         self.decide(Outcome::draw(Reason::Agreement))
     }
 
+    /// `side`'s time ran out: the other side wins, unless it could not
+    /// possibly win any more ([`Game::could_win`]), which is a draw.
+    ///
+    /// ```
+    /// use baghchal_rules::{Game, Outcome, Reason, Rules, Side};
+    /// let mut game = Game::new(Rules::default());
+    /// game.time_out(Side::Goat).unwrap();
+    /// assert_eq!(game.outcome(), Some(Outcome::win(Side::Tiger, Reason::Timeout)));
+    /// ```
+    pub fn time_out(&mut self, side: Side) -> Result<(), IllegalAction> {
+        let winner = side.other();
+        let outcome = if self.could_win(winner) {
+            Outcome::win(winner, Reason::Timeout)
+        } else {
+            Outcome::draw(Reason::Timeout)
+        };
+        self.decide(outcome)
+    }
+
+    /// Whether `side` could still win with the pieces it has, by some
+    /// sequence of actions. The tigers always could: fewer goats are ever
+    /// needed to reach the capture target than are left. The goats could
+    /// while they have at least [`goats_to_trap`] goats left (on the board
+    /// and in hand), the fewest that can trap the tigers anywhere.
+    pub fn could_win(&self, side: Side) -> bool {
+        match side {
+            Side::Tiger => true,
+            Side::Goat => {
+                let rules = self.rules();
+                let left = rules.total_goats().saturating_sub(self.position.eaten());
+                left >= goats_to_trap(rules.tigers())
+            }
+        }
+    }
+
+    /// The player of `side` claims the game of an opponent who left: a
+    /// win for `side`, or a draw when `win` is false.
+    pub fn claim(&mut self, side: Side, win: bool) -> Result<(), IllegalAction> {
+        self.decide(if win {
+            Outcome::win(side, Reason::Abandoned)
+        } else {
+            Outcome::draw(Reason::Abandoned)
+        })
+    }
+
+    /// The game is called off: no result (an outcome with no winner and
+    /// the reason [`Reason::Aborted`], which is not a draw).
+    pub fn abort(&mut self) -> Result<(), IllegalAction> {
+        self.decide(Outcome::draw(Reason::Aborted))
+    }
+
+    /// Whether each side has yet to make its first action: the time in
+    /// which a game may be aborted.
+    pub fn before_both_moved(&self) -> bool {
+        self.actions.len() < 2
+    }
+
     fn decide(&mut self, outcome: Outcome) -> Result<(), IllegalAction> {
         if self.is_finished() {
             return Err(IllegalAction::GameOver);
@@ -113,6 +171,18 @@ impl Game {
             actions: self.actions.clone(),
             result: self.outcome(),
         }
+    }
+}
+
+/// The fewest goats that can trap `tigers` tigers (4 or 3) anywhere on
+/// the board: every point next to a tiger and every landing point beyond
+/// such a goat must be taken. Ten for four tigers (on a column's four
+/// points a1..a4), eight for three (in a corner).
+pub const fn goats_to_trap(tigers: u8) -> u8 {
+    if tigers <= 3 {
+        8
+    } else {
+        10
     }
 }
 
@@ -234,6 +304,15 @@ impl Record {
                 let valid = match (stated.reason(), stated.winner()) {
                     (Reason::Resignation, Some(winner)) => game.resign(winner.other()).is_ok(),
                     (Reason::Agreement, None) => game.agree_draw().is_ok(),
+                    // A draw on time: the tigers flagged against goats that
+                    // could not win.
+                    (Reason::Timeout, winner) => {
+                        let flagged = winner.map_or(Side::Tiger, Side::other);
+                        game.time_out(flagged).is_ok() && game.outcome() == Some(stated)
+                    }
+                    (Reason::Abandoned, Some(winner)) => game.claim(winner, true).is_ok(),
+                    (Reason::Abandoned, None) => game.claim(Side::Goat, false).is_ok(),
+                    (Reason::Aborted, None) => game.before_both_moved() && game.abort().is_ok(),
                     _ => false,
                 };
                 if !valid {

@@ -41,7 +41,7 @@ mod text;
 pub use crate::action::{Action, Jump, ParseActionError, Side, MAX_CHAIN};
 pub use crate::destinations::Destinations;
 pub use crate::error::{IllegalAction, PlayError, PositionError, TextError};
-pub use crate::game::{Game, ParseRecordError, Record, ReplayError};
+pub use crate::game::{goats_to_trap, Game, ParseRecordError, Record, ReplayError};
 pub use crate::outcome::{Outcome, ParseReasonError, Reason};
 pub use crate::perft::{perft, perft_divide};
 pub use crate::position::{Phase, Position};

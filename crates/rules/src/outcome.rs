@@ -23,11 +23,19 @@ pub enum Reason {
     Resignation,
     /// Both players agreed a draw.
     Agreement,
+    /// A side's time ran out: the other side wins, or it is a draw when
+    /// the other side could not possibly win.
+    Timeout,
+    /// A player left the game and the other claimed it: a win, or a draw
+    /// if that is what the present player claimed.
+    Abandoned,
+    /// The game was called off before each side had played: no result.
+    Aborted,
 }
 
 impl Reason {
     /// Every reason, in the order of the endings checks then the players'.
-    pub const ALL: [Reason; 7] = [
+    pub const ALL: [Reason; 10] = [
         Reason::CaptureTarget,
         Reason::TigersTrapped,
         Reason::GoatsBlocked,
@@ -35,6 +43,9 @@ impl Reason {
         Reason::Threefold,
         Reason::Resignation,
         Reason::Agreement,
+        Reason::Timeout,
+        Reason::Abandoned,
+        Reason::Aborted,
     ];
 
     /// A stable snake_case name, used in records and on the wire.
@@ -53,6 +64,9 @@ impl Reason {
             Reason::Threefold => "threefold",
             Reason::Resignation => "resignation",
             Reason::Agreement => "agreement",
+            Reason::Timeout => "timeout",
+            Reason::Abandoned => "abandoned",
+            Reason::Aborted => "aborted",
         }
     }
 }

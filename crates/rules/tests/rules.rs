@@ -1,8 +1,8 @@
 //! The rules of SPEC §1 and §2, one behaviour per test.
 
 use baghchal_rules::{
-    board, perft, Action, IllegalAction, Outcome, Phase, Position, Reason, Record, Rules, Side,
-    Square,
+    board, goats_to_trap, perft, Action, Bitboard, Game, IllegalAction, Outcome, Phase, Position,
+    Reason, Record, Rules, Side, Square,
 };
 
 fn pos(text: &str, rules: &str) -> Position {
@@ -324,4 +324,87 @@ fn a_step_or_jump_off_the_lines_is_refused_as_such() {
         to: Square::C4,
     };
     assert_eq!(p.check(&step), Err(IllegalAction::NotALine));
+}
+
+/// The goats needed to trap tigers standing on `tigers`: every free
+/// neighbour, and every free landing point beyond one.
+fn goats_needed(tigers: &[Square]) -> u32 {
+    let on = tigers.iter().fold(Bitboard::EMPTY, |b, &t| b.with(t));
+    let mut needed = Bitboard::EMPTY;
+    for &t in tigers {
+        for n in board::neighbours(t) {
+            if !on.contains(n) {
+                needed = needed.with(n);
+            }
+        }
+        for line in board::jump_lines(t) {
+            if !on.contains(line.over) && !on.contains(line.land) {
+                needed = needed.with(line.land);
+            }
+        }
+    }
+    needed.count()
+}
+
+fn fewest_goats_to_trap(tigers: usize, from: usize, chosen: &mut Vec<Square>) -> u32 {
+    if chosen.len() == tigers {
+        return goats_needed(chosen);
+    }
+    let mut best = u32::MAX;
+    for i in from..Square::ALL.len() {
+        chosen.push(Square::ALL[i]);
+        best = best.min(fewest_goats_to_trap(tigers, i + 1, chosen));
+        chosen.pop();
+    }
+    best
+}
+
+#[test]
+fn the_fewest_goats_that_trap_the_tigers_are_counted_over_every_placement_of_them() {
+    for tigers in [3u8, 4] {
+        let fewest = fewest_goats_to_trap(usize::from(tigers), 0, &mut Vec::new());
+        assert_eq!(u32::from(goats_to_trap(tigers)), fewest, "{tigers} tigers");
+    }
+}
+
+#[test]
+fn with_every_capture_target_the_goats_keep_enough_goats_to_win_on_time() {
+    for three_tigers in [false, true] {
+        for target in 3..=7 {
+            let rules: Rules = if three_tigers {
+                format!("three-tigers goats-to-win={target}")
+            } else {
+                format!("goats-to-win={target}")
+            }
+            .parse()
+            .unwrap();
+            let left = rules.total_goats() - (target - 1);
+            assert!(left >= goats_to_trap(rules.tigers()), "{rules}");
+        }
+    }
+}
+
+#[test]
+fn a_flag_loses_and_the_decided_endings_read_back_from_a_record() {
+    let mut game = Game::new(Rules::default());
+    game.play("c3".parse().unwrap()).unwrap();
+    game.time_out(Side::Tiger).unwrap();
+    assert_eq!(
+        game.outcome(),
+        Some(Outcome::win(Side::Goat, Reason::Timeout))
+    );
+    assert_eq!(game.time_out(Side::Goat), Err(IllegalAction::GameOver));
+    let mut claimed = Game::new(Rules::default());
+    claimed.claim(Side::Tiger, false).unwrap();
+    assert_eq!(claimed.outcome(), Some(Outcome::draw(Reason::Abandoned)));
+    let mut aborted = Game::new(Rules::default());
+    assert!(aborted.before_both_moved());
+    aborted.abort().unwrap();
+    for game in [game, claimed, aborted] {
+        let text = game.record().to_string();
+        let back: Record = text.parse().unwrap();
+        assert_eq!(back.replay().unwrap(), game, "{text}");
+    }
+    let late: Record = "actions c3 a1-a2\nresult draw aborted\n".parse().unwrap();
+    assert!(late.replay().is_err());
 }

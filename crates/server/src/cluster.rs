@@ -29,7 +29,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::play::{Intent, Player};
+use crate::play::{Claim, Intent, Player};
 use crate::table::{ConnId, Member, Outbox, Outgoing, TableClosed, TableHandle, OUTBOX_LEN};
 
 /// The close reason a socket gets when its table moved to another node.
@@ -179,6 +179,10 @@ enum RemoteIntent {
     AcceptDraw,
     DeclineDraw,
     Rematch,
+    DeclineRematch,
+    Abort,
+    ClaimVictory,
+    ClaimDraw,
 }
 
 impl From<Intent> for RemoteIntent {
@@ -190,6 +194,10 @@ impl From<Intent> for RemoteIntent {
             Intent::AcceptDraw => RemoteIntent::AcceptDraw,
             Intent::DeclineDraw => RemoteIntent::DeclineDraw,
             Intent::Rematch => RemoteIntent::Rematch,
+            Intent::DeclineRematch => RemoteIntent::DeclineRematch,
+            Intent::Abort => RemoteIntent::Abort,
+            Intent::Claim(Claim::Victory) => RemoteIntent::ClaimVictory,
+            Intent::Claim(Claim::Draw) => RemoteIntent::ClaimDraw,
         }
     }
 }
@@ -207,6 +215,10 @@ impl RemoteIntent {
             RemoteIntent::AcceptDraw => Intent::AcceptDraw,
             RemoteIntent::DeclineDraw => Intent::DeclineDraw,
             RemoteIntent::Rematch => Intent::Rematch,
+            RemoteIntent::DeclineRematch => Intent::DeclineRematch,
+            RemoteIntent::Abort => Intent::Abort,
+            RemoteIntent::ClaimVictory => Intent::Claim(Claim::Victory),
+            RemoteIntent::ClaimDraw => Intent::Claim(Claim::Draw),
         })
     }
 }

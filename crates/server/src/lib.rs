@@ -14,6 +14,7 @@
 
 pub mod analysis;
 pub mod bot;
+pub mod clock;
 pub mod cluster;
 pub mod http;
 pub mod names;
@@ -24,6 +25,7 @@ pub mod storage;
 pub mod table;
 pub mod tablebase;
 pub mod tables;
+pub mod time;
 pub mod token;
 pub mod ws;
 
@@ -76,6 +78,8 @@ pub struct Config {
     pub tablebase: TablebaseSlot,
     /// The cluster this node is one of; `None` for a single node.
     pub cluster: Option<cluster::ClusterConfig>,
+    /// Wall time (tests set a manual clock).
+    pub clock: Arc<dyn time::WallClock>,
 }
 
 impl Config {
@@ -96,6 +100,7 @@ impl Config {
             rate: ws::RateLimit::default(),
             tablebase: TablebaseSlot::off(),
             cluster: None,
+            clock: Arc::new(time::SystemClock::new()),
         }
     }
 
@@ -239,6 +244,7 @@ pub async fn run(
         config.idle_timeout,
         config.max_tables,
         node,
+        config.clock.clone(),
     );
     let resumed = tables.resume_all().await?;
     tracing::info!(resumed, "tables resumed");

@@ -8,7 +8,7 @@ use baghchal_rules::notation::Format;
 use baghchal_rules::{Outcome, Phase, Reason, Repetition, Side};
 
 use crate::options::Opponent;
-use crate::play::{Event, Player};
+use crate::play::{Claim, Event, Player};
 
 /// A rules side on the wire.
 pub fn side_to_wire(side: Side) -> wire::Side {
@@ -169,6 +169,9 @@ pub fn reason_to_wire(reason: Reason) -> wire::EndReason {
         Reason::Threefold => wire::EndReason::Threefold,
         Reason::Resignation => wire::EndReason::Resignation,
         Reason::Agreement => wire::EndReason::Agreement,
+        Reason::Timeout => wire::EndReason::Timeout,
+        Reason::Abandoned => wire::EndReason::Abandoned,
+        Reason::Aborted => wire::EndReason::Aborted,
     }
 }
 
@@ -201,6 +204,25 @@ pub fn event_to_wire(event: &Event, game_number: u32) -> wire::TableEvent {
             side: side_to_wire(side),
         },
         Event::RematchStarted => wire::TableEvent::RematchStarted { game: game_number },
+        Event::Flagged { side } => wire::TableEvent::Flagged {
+            side: side_to_wire(side),
+        },
+        Event::Claimed { side, claim } => wire::TableEvent::Claimed {
+            side: side_to_wire(side),
+            result: match claim {
+                Claim::Victory => wire::ClaimResult::Win,
+                Claim::Draw => wire::ClaimResult::Draw,
+            },
+        },
+        Event::Aborted { side } => wire::TableEvent::Aborted {
+            side: side_to_wire(side),
+        },
+        Event::RematchDeclined { side } => wire::TableEvent::RematchDeclined {
+            side: side_to_wire(side),
+        },
+        Event::RematchWithdrawn { side } => wire::TableEvent::RematchWithdrawn {
+            side: side_to_wire(side),
+        },
     }
 }
 

@@ -5,10 +5,17 @@ use baghchal_engine::Level;
 use baghchal_protocol as wire;
 use baghchal_rules::{Rules, RulesError, RulesOptions, Side};
 
+use std::time::Duration;
+
+use crate::clock::{TimeControl, DAYS_PER_ACTION, INCREMENT_SECONDS, INITIAL_SECONDS};
 use crate::names::{repetition_from_wire, repetition_to_wire, side_from_wire, side_to_wire};
 
 /// The most spectator seats a table can reserve.
 pub const MAX_SPECTATOR_SEATS: u8 = 12;
+
+/// The fewest spectator seats of a bots table: its creator and a few more
+/// watch it.
+pub const BOTS_SPECTATOR_SEATS: u8 = 4;
 
 /// The computer's level when a request names none.
 pub const DEFAULT_LEVEL: u16 = 1200;
@@ -37,6 +44,8 @@ pub struct TableOptions {
     pub spectator_seats: u8,
     /// The rules.
     pub rules: Rules,
+    /// The time control, if any.
+    pub clock: Option<TimeControl>,
 }
 
 /// A request field out of range.
@@ -56,7 +65,7 @@ impl TableOptions {
     /// use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
     /// use baghchal_server::options::TableOptions;
     /// let raw = CreateTable { opponent: Opponent::Computer, side: Side::Goats, level: Some(1250),
-    ///                         spectators: 0, variant: Variant::default() };
+    ///                         spectators: 0, variant: Variant::default(), clock: None };
     /// assert_eq!(TableOptions::parse(&raw).unwrap_err().field, "level");
     /// ```
     pub fn parse(raw: &wire::CreateTable) -> Result<TableOptions, FieldError> {
@@ -81,16 +90,34 @@ impl TableOptions {
             });
         }
         let spectator_seats = match opponent {
-            Opponent::Bots => raw.spectators.max(1),
+            Opponent::Bots => raw.spectators.max(BOTS_SPECTATOR_SEATS),
             _ => raw.spectators,
         };
         let rules = rules_from_variant(&raw.variant)?;
+        let clock = raw.clock.as_ref().map(parse_clock).transpose()?;
         Ok(TableOptions {
             opponent,
             host_side: side_from_wire(raw.side),
             level,
             spectator_seats,
             rules,
+            clock,
+        })
+    }
+
+    /// The time control on the wire.
+    pub fn clock_to_wire(&self) -> Option<wire::TimeControl> {
+        self.clock.map(|clock| match clock {
+            TimeControl::Fischer { initial, increment } => wire::TimeControl {
+                initial: Some(u32::try_from(initial.as_secs()).unwrap_or(u32::MAX)),
+                increment: Some(u32::try_from(increment.as_secs()).unwrap_or(u32::MAX)),
+                days_per_action: None,
+            },
+            TimeControl::DaysPerAction(days) => wire::TimeControl {
+                initial: None,
+                increment: None,
+                days_per_action: Some(days),
+            },
         })
     }
 
@@ -132,6 +159,54 @@ pub fn variant_of(rules: &Rules) -> wire::Variant {
     }
 }
 
+/// Checks a requested time control: `initial` (and `increment`, default
+/// 0), or `days_per_action`, each in bounds.
+fn parse_clock(raw: &wire::TimeControl) -> Result<TimeControl, FieldError> {
+    let bounded = |field: &'static str, value: u32, range: &std::ops::RangeInclusive<u32>| {
+        if range.contains(&value) {
+            Ok(Duration::from_secs(u64::from(value)))
+        } else {
+            Err(FieldError {
+                field,
+                message: format!(
+                    "{field} must be {} to {} seconds, not {value}",
+                    range.start(),
+                    range.end()
+                ),
+            })
+        }
+    };
+    match (raw.initial, raw.increment, raw.days_per_action) {
+        (Some(initial), increment, None) => Ok(TimeControl::Fischer {
+            initial: bounded("clock.initial", initial, &INITIAL_SECONDS)?,
+            increment: bounded(
+                "clock.increment",
+                increment.unwrap_or(0),
+                &INCREMENT_SECONDS,
+            )?,
+        }),
+        (None, None, Some(days)) => {
+            if DAYS_PER_ACTION.contains(&days) {
+                Ok(TimeControl::DaysPerAction(days))
+            } else {
+                Err(FieldError {
+                    field: "clock.days_per_action",
+                    message: format!(
+                        "clock.days_per_action must be {} to {}, not {days}",
+                        DAYS_PER_ACTION.start(),
+                        DAYS_PER_ACTION.end()
+                    ),
+                })
+            }
+        }
+        _ => Err(FieldError {
+            field: "clock",
+            message: "a clock is either an initial time and an increment, or days per action"
+                .into(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +218,7 @@ mod tests {
             level: None,
             spectators: 0,
             variant: wire::Variant::default(),
+            clock: None,
         }
     }
 
@@ -160,7 +236,13 @@ mod tests {
         raw.level = Some(9999);
         assert_eq!(TableOptions::parse(&raw).unwrap().level, None);
         let bots = TableOptions::parse(&request(wire::Opponent::Bots)).unwrap();
-        assert_eq!(bots.spectator_seats, 1);
+        assert_eq!(bots.spectator_seats, BOTS_SPECTATOR_SEATS);
+        let mut raw = request(wire::Opponent::Bots);
+        raw.spectators = 1;
+        assert_eq!(
+            TableOptions::parse(&raw).unwrap().spectator_seats,
+            BOTS_SPECTATOR_SEATS
+        );
     }
 
     #[test]
@@ -183,5 +265,57 @@ mod tests {
             TableOptions::parse(&raw).unwrap_err().field,
             "variant.ply_limit"
         );
+    }
+
+    #[test]
+    fn a_clock_is_an_initial_time_and_increment_or_days_per_action_in_bounds() {
+        let with = |clock: wire::TimeControl| {
+            let mut raw = request(wire::Opponent::Friend);
+            raw.clock = Some(clock);
+            TableOptions::parse(&raw)
+        };
+        let blitz = with(wire::TimeControl {
+            initial: Some(5),
+            increment: None,
+            days_per_action: None,
+        })
+        .unwrap();
+        assert_eq!(
+            blitz.clock,
+            Some(TimeControl::Fischer {
+                initial: Duration::from_secs(5),
+                increment: Duration::ZERO
+            })
+        );
+        assert_eq!(
+            blitz.clock_to_wire().unwrap().increment,
+            Some(0),
+            "the default increment is said"
+        );
+        let days = with(wire::TimeControl {
+            days_per_action: Some(3),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(days.clock, Some(TimeControl::DaysPerAction(3)));
+        for (bad, field) in [
+            ((Some(4), Some(0), None), "clock.initial"),
+            ((Some(10_801), None, None), "clock.initial"),
+            ((Some(60), Some(181), None), "clock.increment"),
+            ((None, None, Some(0)), "clock.days_per_action"),
+            ((None, None, Some(4)), "clock.days_per_action"),
+            ((Some(60), None, Some(1)), "clock"),
+            ((None, Some(2), None), "clock"),
+            ((None, None, None), "clock"),
+        ] {
+            let (initial, increment, days_per_action) = bad;
+            let refused = with(wire::TimeControl {
+                initial,
+                increment,
+                days_per_action,
+            })
+            .unwrap_err();
+            assert_eq!(refused.field, field, "{bad:?}");
+        }
     }
 }

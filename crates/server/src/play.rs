@@ -1,13 +1,23 @@
 //! The state of a table's games, without I/O: what a player may do, the
 //! events that change the state, and the public view of it. The table's
-//! actor stores an event before it applies it; start-up replays the stored
-//! events through the same code.
+//! actor stores an event with its timestamp before it applies it; start-up
+//! replays the stored events through the same code, so that the clocks and
+//! the offer limits come out the same.
+
+use std::time::Duration;
 
 use baghchal_protocol as wire;
-use baghchal_rules::{Action, Game, IllegalAction, Outcome, Side};
+use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
 
+use crate::clock::Clocks;
 use crate::names::{result_to_wire, side_to_wire};
 use crate::options::{Opponent, TableOptions};
+use crate::time::Timestamp;
+
+/// Draw offers, and rematch requests, a player may make in one game.
+pub const OFFERS_PER_GAME: u8 = 3;
+/// The least time between two offers of one kind by one player.
+pub const OFFER_SPACING: Duration = Duration::from_secs(10);
 
 /// Which player: the creator or the one who joined (or the computer).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -53,6 +63,42 @@ pub enum Event {
     },
     /// A new game, sides swapped.
     RematchStarted,
+    /// `side`'s time ran out.
+    Flagged {
+        /// Whose.
+        side: Side,
+    },
+    /// `side`'s player claimed the game of an absent opponent.
+    Claimed {
+        /// Who claimed.
+        side: Side,
+        /// What.
+        claim: Claim,
+    },
+    /// `side` aborted the game before each side had played.
+    Aborted {
+        /// Who.
+        side: Side,
+    },
+    /// `side` declined the pending rematch request.
+    RematchDeclined {
+        /// Who.
+        side: Side,
+    },
+    /// `side`'s rematch request lapsed: its player left.
+    RematchWithdrawn {
+        /// Whose request.
+        side: Side,
+    },
+}
+
+/// What the present player claims against an absent one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Claim {
+    /// The win.
+    Victory,
+    /// A draw.
+    Draw,
 }
 
 /// An event as a table's log holds it.
@@ -66,6 +112,8 @@ pub struct Logged {
     pub player: Option<Player>,
     /// The client's id for it, if any.
     pub client_id: Option<String>,
+    /// When the table accepted it: the clocks are computed from these.
+    pub at: Timestamp,
 }
 
 /// What a player asks for.
@@ -83,6 +131,12 @@ pub enum Intent {
     DeclineDraw,
     /// Ask for (or agree to) a rematch.
     Rematch,
+    /// Decline the opponent's rematch request.
+    DeclineRematch,
+    /// Abort the game before each side has played.
+    Abort,
+    /// Claim the game of an absent opponent.
+    Claim(Claim),
 }
 
 /// Why a player's intent is refused.
@@ -103,6 +157,14 @@ pub enum Refusal {
     NoDrawOffers,
     /// Nothing to answer, or the pending offer is one's own.
     NoOffer,
+    /// Each side has played, or the game is over: no abort.
+    NotAbortable,
+    /// Nobody may claim: a computer table, a game still abortable, or an
+    /// opponent who is not away long enough.
+    NotClaimable,
+    /// Too many offers of this kind in this game, or too soon after the
+    /// last.
+    TooManyOffers,
 }
 
 impl Refusal {
@@ -118,6 +180,9 @@ impl Refusal {
             Refusal::GameNotOver => (wire::ErrorCode::GameNotOver, None),
             Refusal::NoDrawOffers => (wire::ErrorCode::NoDrawOffers, None),
             Refusal::NoOffer => (wire::ErrorCode::NoOffer, None),
+            Refusal::NotAbortable => (wire::ErrorCode::NotAbortable, None),
+            Refusal::NotClaimable => (wire::ErrorCode::NotClaimable, None),
+            Refusal::TooManyOffers => (wire::ErrorCode::TooManyOffers, None),
         }
     }
 
@@ -133,8 +198,34 @@ impl Refusal {
             Refusal::GameNotOver => "the game is not over yet".into(),
             Refusal::NoDrawOffers => "there are no draw offers against the computer".into(),
             Refusal::NoOffer => "there is no offer from your opponent to answer".into(),
+            Refusal::NotAbortable => {
+                "each side has played: the game can no longer be aborted".into()
+            }
+            Refusal::NotClaimable => {
+                "there is nothing to claim: your opponent is here, or may still come back".into()
+            }
+            Refusal::TooManyOffers => format!(
+                "at most {OFFERS_PER_GAME} offers a game, one every {} seconds",
+                OFFER_SPACING.as_secs()
+            ),
         }
     }
+}
+
+/// The offers one side made in the current game, for the limits.
+#[derive(Clone, Copy, Default, Debug)]
+struct Offers {
+    /// How many, of each kind: draw, rematch.
+    made: [u8; 2],
+    /// When the last of each kind was made.
+    last: [Option<Timestamp>; 2],
+}
+
+/// A kind of offer, for the limits.
+#[derive(Clone, Copy)]
+enum OfferKind {
+    Draw = 0,
+    Rematch = 1,
 }
 
 /// The games of one table, the tally and the pending offers.
@@ -148,7 +239,18 @@ pub struct Play {
     tally: wire::Tally,
     draw_offer: Option<Side>,
     rematch_offer: Option<Side>,
+    /// The current game's clocks, at a table with a time control.
+    clocks: Option<Clocks>,
+    /// Offers made in the current game: goats, tigers.
+    offers: [Offers; 2],
     version: u64,
+}
+
+fn index(side: Side) -> usize {
+    match side {
+        Side::Goat => 0,
+        Side::Tiger => 1,
+    }
 }
 
 impl Play {
@@ -161,8 +263,51 @@ impl Play {
             tally: wire::Tally::default(),
             draw_offer: None,
             rematch_offer: None,
+            clocks: options.clock.map(Clocks::new),
+            offers: [Offers::default(); 2],
             version: 0,
         }
+    }
+
+    /// The current game's clocks, at a table with a time control.
+    pub fn clocks(&self) -> Option<&Clocks> {
+        self.clocks.as_ref()
+    }
+
+    /// Whether the current game may be aborted: it goes on and each side
+    /// has yet to make its first action.
+    pub fn abortable(&self) -> bool {
+        let game = self.game();
+        !game.is_finished() && game.before_both_moved()
+    }
+
+    /// Whether the table is between two people.
+    pub fn is_friend_table(&self) -> bool {
+        self.options.opponent == Opponent::Friend
+    }
+
+    /// The event that lets `side`'s pending rematch request lapse, if it
+    /// has one.
+    pub fn withdraw_rematch(&self, side: Side) -> Option<Event> {
+        (self.rematch_offer == Some(side)).then_some(Event::RematchWithdrawn { side })
+    }
+
+    /// Refuses a new offer of `kind` by `side` at `now` beyond the limits.
+    fn check_offer(&self, side: Side, kind: OfferKind, now: Timestamp) -> Result<(), Refusal> {
+        let offers = &self.offers[index(side)];
+        let k = kind as usize;
+        let too_soon = offers.last[k].is_some_and(|last| now.since(last) < OFFER_SPACING);
+        if offers.made[k] >= OFFERS_PER_GAME || too_soon {
+            return Err(Refusal::TooManyOffers);
+        }
+        Ok(())
+    }
+
+    fn count_offer(&mut self, side: Side, kind: OfferKind, at: Timestamp) {
+        let offers = &mut self.offers[index(side)];
+        let k = kind as usize;
+        offers.made[k] = offers.made[k].saturating_add(1);
+        offers.last[k] = Some(at);
     }
 
     /// The table's version: the number of events so far.
@@ -217,9 +362,11 @@ impl Play {
         }
     }
 
-    /// The event `side` (`None` for the computer's own decisions) asks for,
-    /// or why not. Changes nothing.
-    pub fn decide(&self, side: Side, intent: Intent) -> Result<Event, Refusal> {
+    /// The event `side` asks for at `now`, or why not. Changes nothing.
+    /// A claim is refused here only for what the game says (a computer
+    /// table, a game over or still abortable); whether the opponent is
+    /// away long enough is the table's to check.
+    pub fn decide(&self, side: Side, intent: Intent, now: Timestamp) -> Result<Event, Refusal> {
         let game = self.game();
         let over = game.is_finished();
         let friend = self.options.opponent == Opponent::Friend;
@@ -253,7 +400,10 @@ impl Play {
                 match self.draw_offer {
                     Some(by) if by == side => Err(Refusal::NoOffer),
                     Some(_) => Ok(Event::DrawAgreed),
-                    None => Ok(Event::DrawOffered { side }),
+                    None => {
+                        self.check_offer(side, OfferKind::Draw, now)?;
+                        Ok(Event::DrawOffered { side })
+                    }
                 }
             }
             Intent::AcceptDraw | Intent::DeclineDraw => {
@@ -282,8 +432,35 @@ impl Play {
                 match self.rematch_offer {
                     Some(by) if by == side => Err(Refusal::NoOffer),
                     Some(_) => Ok(Event::RematchStarted),
-                    None => Ok(Event::RematchOffered { side }),
+                    None => {
+                        self.check_offer(side, OfferKind::Rematch, now)?;
+                        Ok(Event::RematchOffered { side })
+                    }
                 }
+            }
+            Intent::DeclineRematch => {
+                if !over {
+                    return Err(Refusal::GameNotOver);
+                }
+                match self.rematch_offer {
+                    Some(by) if by != side => Ok(Event::RematchDeclined { side }),
+                    _ => Err(Refusal::NoOffer),
+                }
+            }
+            Intent::Abort => {
+                if !self.abortable() {
+                    return Err(Refusal::NotAbortable);
+                }
+                Ok(Event::Aborted { side })
+            }
+            Intent::Claim(claim) => {
+                if over {
+                    return Err(Refusal::GameOver);
+                }
+                if !friend || self.abortable() {
+                    return Err(Refusal::NotClaimable);
+                }
+                Ok(Event::Claimed { side, claim })
             }
         }
     }
@@ -295,16 +472,22 @@ impl Play {
                 let mut position = self.game().position().clone();
                 position.play_mut(action).is_ok() && position.is_finished()
             }
-            Event::Resigned { .. } | Event::DrawAgreed => true,
+            Event::Resigned { .. }
+            | Event::DrawAgreed
+            | Event::Flagged { .. }
+            | Event::Claimed { .. }
+            | Event::Aborted { .. } => true,
             Event::RematchStarted => false,
             _ => self.game().is_finished(),
         }
     }
 
-    /// Applies `event`, which [`Play::decide`] produced (or the log holds).
-    /// An event that does not fit is refused and changes nothing.
-    pub fn apply(&mut self, event: Event) -> Result<(), Refusal> {
+    /// Applies `event`, accepted at `at`, which [`Play::decide`] produced
+    /// (or the log holds). An event that does not fit is refused and
+    /// changes nothing.
+    pub fn apply(&mut self, event: Event, at: Timestamp) -> Result<(), Refusal> {
         let game = self.games.last_mut().expect("a table always has a game");
+        let was_over = game.is_finished();
         match event {
             Event::Played { side, action } => {
                 if game.position().side_to_move() != side {
@@ -315,6 +498,11 @@ impl Play {
                     // Moving instead of answering declines the offer.
                     self.draw_offer = None;
                 }
+                let next = (!game.is_finished() && !game.before_both_moved())
+                    .then(|| game.position().side_to_move());
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.acted(side, at, next);
+                }
             }
             Event::Resigned { side } => game.resign(side).map_err(Refusal::Illegal)?,
             Event::DrawAgreed => {
@@ -323,11 +511,38 @@ impl Play {
                 }
                 game.agree_draw().map_err(Refusal::Illegal)?;
             }
+            Event::Flagged { side } => {
+                if self
+                    .clocks
+                    .and_then(|c| c.running())
+                    .is_none_or(|(running, _)| running != side)
+                {
+                    return Err(Refusal::NotYourTurn);
+                }
+                game.time_out(side).map_err(Refusal::Illegal)?;
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.flag(side);
+                }
+            }
+            Event::Claimed { side, claim } => {
+                if game.before_both_moved() {
+                    return Err(Refusal::NotClaimable);
+                }
+                game.claim(side, claim == Claim::Victory)
+                    .map_err(Refusal::Illegal)?;
+            }
+            Event::Aborted { .. } => {
+                if !game.before_both_moved() {
+                    return Err(Refusal::NotAbortable);
+                }
+                game.abort().map_err(Refusal::Illegal)?;
+            }
             Event::DrawOffered { side } => {
                 if game.is_finished() {
                     return Err(Refusal::GameOver);
                 }
                 self.draw_offer = Some(side);
+                self.count_offer(side, OfferKind::Draw, at);
             }
             Event::DrawDeclined { .. } => {
                 if self.draw_offer.is_none() {
@@ -340,6 +555,13 @@ impl Play {
                     return Err(Refusal::GameNotOver);
                 }
                 self.rematch_offer = Some(side);
+                self.count_offer(side, OfferKind::Rematch, at);
+            }
+            Event::RematchDeclined { .. } | Event::RematchWithdrawn { .. } => {
+                if self.rematch_offer.is_none() {
+                    return Err(Refusal::NoOffer);
+                }
+                self.rematch_offer = None;
             }
             Event::RematchStarted => {
                 if !game.is_finished() {
@@ -350,22 +572,28 @@ impl Play {
                 self.host_sides.push(host_side);
                 self.rematch_offer = None;
                 self.draw_offer = None;
+                self.clocks = self.options.clock.map(Clocks::new);
+                self.offers = [Offers::default(); 2];
             }
         }
         self.version += 1;
-        if matches!(
-            event,
-            Event::Played { .. } | Event::Resigned { .. } | Event::DrawAgreed
-        ) {
+        if !was_over {
             if let Some(outcome) = self.game().outcome() {
                 self.count(outcome);
                 self.draw_offer = None;
+                if let Some(clocks) = &mut self.clocks {
+                    clocks.stop(at);
+                }
             }
         }
         Ok(())
     }
 
     fn count(&mut self, outcome: Outcome) {
+        if outcome.reason() == Reason::Aborted {
+            // An aborted game has no result.
+            return;
+        }
         match outcome.winner() {
             None => self.tally.draws += 1,
             Some(side) => match self.player_of(side) {
@@ -375,8 +603,8 @@ impl Play {
         }
     }
 
-    /// The public state of the current game.
-    pub fn state(&self) -> wire::GameState {
+    /// The public state of the current game, sent at `now`.
+    pub fn state(&self, now: Timestamp) -> wire::GameState {
         let game = self.game();
         let position = game.position();
         let rules = position.rules();
@@ -408,6 +636,8 @@ impl Play {
             rematch_offer: self.rematch_offer.map(side_to_wire),
             host_side: side_to_wire(self.host_side()),
             tally: self.tally,
+            clock: self.clocks.map(|clocks| clock_to_wire(&clocks, now)),
+            abortable: self.abortable(),
         }
     }
 
@@ -418,6 +648,18 @@ impl Play {
             .iter()
             .map(ToString::to_string)
             .collect()
+    }
+}
+
+/// The clocks on the wire.
+fn clock_to_wire(clocks: &Clocks, now: Timestamp) -> wire::ClockState {
+    let ms = |side| u64::try_from(clocks.left(side).as_millis()).unwrap_or(u64::MAX);
+    wire::ClockState {
+        goats_ms: ms(Side::Goat),
+        tigers_ms: ms(Side::Tiger),
+        running: clocks.running().map(|(side, _)| side_to_wire(side)),
+        turn_started_at: clocks.running().map(|(_, since)| since.rfc3339()),
+        now: now.rfc3339(),
     }
 }
 
@@ -433,36 +675,46 @@ mod tests {
             level: None,
             spectator_seats: 0,
             rules: Rules::default(),
+            clock: None,
         })
     }
 
+    const T0: Timestamp = Timestamp::from_millis(1_796_160_000_000);
+
+    /// The time of the next event: events 11 s apart, past the offers'
+    /// spacing.
+    fn next_at(play: &Play) -> Timestamp {
+        T0.after(Duration::from_secs(11) * u32::try_from(play.version()).unwrap())
+    }
+
     fn act(play: &mut Play, side: Side, intent: Intent) -> Result<Event, Refusal> {
-        let event = play.decide(side, intent)?;
-        play.apply(event).unwrap();
+        let at = next_at(play);
+        let event = play.decide(side, intent, at)?;
+        play.apply(event, at).unwrap();
         Ok(event)
     }
 
     #[test]
     fn a_refused_intent_changes_nothing() {
         let play = friend_table();
-        let before = play.state();
+        let before = play.state(T0);
         assert_eq!(
-            play.decide(Side::Tiger, Intent::Play("a1-a2".parse().unwrap())),
+            play.decide(Side::Tiger, Intent::Play("a1-a2".parse().unwrap()), T0),
             Err(Refusal::NotYourTurn)
         );
         assert_eq!(
-            play.decide(Side::Goat, Intent::Play("a1".parse().unwrap())),
+            play.decide(Side::Goat, Intent::Play("a1".parse().unwrap()), T0),
             Err(Refusal::Illegal(IllegalAction::Occupied))
         );
         assert_eq!(
-            play.decide(Side::Goat, Intent::Rematch),
+            play.decide(Side::Goat, Intent::Rematch, T0),
             Err(Refusal::GameNotOver)
         );
         assert_eq!(
-            play.decide(Side::Goat, Intent::AcceptDraw),
+            play.decide(Side::Goat, Intent::AcceptDraw, T0),
             Err(Refusal::NoOffer)
         );
-        assert_eq!(play.state(), before);
+        assert_eq!(play.state(T0), before);
         assert_eq!(play.version(), 0);
     }
 
@@ -471,15 +723,15 @@ mod tests {
         let mut play = friend_table();
         act(&mut play, Side::Goat, Intent::OfferDraw).unwrap();
         assert_eq!(
-            play.decide(Side::Goat, Intent::AcceptDraw),
+            play.decide(Side::Goat, Intent::AcceptDraw, T0),
             Err(Refusal::NoOffer)
         );
         assert_eq!(
-            play.decide(Side::Goat, Intent::OfferDraw),
+            play.decide(Side::Goat, Intent::OfferDraw, T0),
             Err(Refusal::NoOffer)
         );
         act(&mut play, Side::Tiger, Intent::AcceptDraw).unwrap();
-        let state = play.state();
+        let state = play.state(T0);
         assert_eq!(state.result.unwrap().reason, wire::EndReason::Agreement);
         assert_eq!(state.tally.draws, 1);
         assert!(state.legal.is_empty());
@@ -490,9 +742,9 @@ mod tests {
     fn a_rematch_swaps_sides_and_the_tally_follows_the_players() {
         let mut play = friend_table();
         act(&mut play, Side::Tiger, Intent::Resign).unwrap();
-        assert_eq!(play.state().tally.host, 1);
+        assert_eq!(play.state(T0).tally.host, 1);
         act(&mut play, Side::Tiger, Intent::Rematch).unwrap();
-        assert_eq!(play.state().rematch_offer, Some(wire::Side::Tigers));
+        assert_eq!(play.state(T0).rematch_offer, Some(wire::Side::Tigers));
         assert_eq!(
             act(&mut play, Side::Goat, Intent::Rematch),
             Ok(Event::RematchStarted)
@@ -501,7 +753,7 @@ mod tests {
         assert_eq!(play.host_side(), Side::Tiger);
         // The host, now the tigers, resigns: the guest scores.
         act(&mut play, Side::Tiger, Intent::Resign).unwrap();
-        let tally = play.state().tally;
+        let tally = play.state(T0).tally;
         assert_eq!((tally.host, tally.guest, tally.draws), (1, 1, 0));
     }
 
@@ -512,12 +764,12 @@ mod tests {
             ..friend_table().options
         });
         assert_eq!(
-            play.decide(Side::Goat, Intent::OfferDraw),
+            play.decide(Side::Goat, Intent::OfferDraw, T0),
             Err(Refusal::NoDrawOffers)
         );
         act(&mut play, Side::Goat, Intent::Resign).unwrap();
         assert_eq!(
-            play.decide(Side::Goat, Intent::Rematch),
+            play.decide(Side::Goat, Intent::Rematch, T0),
             Ok(Event::RematchStarted)
         );
         assert!(play.is_computer(Side::Tiger));
@@ -529,6 +781,171 @@ mod tests {
         let mut play = friend_table();
         act(&mut play, Side::Tiger, Intent::OfferDraw).unwrap();
         act(&mut play, Side::Goat, Intent::Play("c3".parse().unwrap())).unwrap();
-        assert_eq!(play.state().draw_offer, None);
+        assert_eq!(play.state(T0).draw_offer, None);
+    }
+
+    fn play_at(play: &mut Play, side: Side, action: &str, at: Timestamp) {
+        let event = play
+            .decide(side, Intent::Play(action.parse().unwrap()), at)
+            .unwrap();
+        play.apply(event, at).unwrap();
+    }
+
+    #[test]
+    fn a_game_may_be_aborted_until_each_side_has_played_and_then_counts_for_nobody() {
+        let mut play = friend_table();
+        assert!(play.state(T0).abortable);
+        act(&mut play, Side::Goat, Intent::Play("c3".parse().unwrap())).unwrap();
+        assert!(play.abortable());
+        act(&mut play, Side::Tiger, Intent::Abort).unwrap();
+        let state = play.state(T0);
+        assert_eq!(state.result.unwrap().reason, wire::EndReason::Aborted);
+        assert_eq!(state.result.unwrap().winner, None);
+        assert_eq!(state.tally, wire::Tally::default());
+        assert!(!state.abortable);
+        assert_eq!(
+            play.decide(Side::Goat, Intent::Abort, T0),
+            Err(Refusal::NotAbortable)
+        );
+        act(&mut play, Side::Goat, Intent::Rematch).unwrap();
+        act(&mut play, Side::Tiger, Intent::Rematch).unwrap();
+        act(&mut play, Side::Goat, Intent::Play("c3".parse().unwrap())).unwrap();
+        act(
+            &mut play,
+            Side::Tiger,
+            Intent::Play("a1-a2".parse().unwrap()),
+        )
+        .unwrap();
+        assert!(!play.abortable());
+        assert_eq!(
+            play.decide(Side::Tiger, Intent::Abort, T0),
+            Err(Refusal::NotAbortable)
+        );
+    }
+
+    #[test]
+    fn a_rematch_request_can_be_declined_by_the_other_side_only() {
+        let mut play = friend_table();
+        act(&mut play, Side::Goat, Intent::Resign).unwrap();
+        act(&mut play, Side::Goat, Intent::Rematch).unwrap();
+        assert_eq!(
+            play.decide(Side::Goat, Intent::DeclineRematch, T0),
+            Err(Refusal::NoOffer)
+        );
+        assert_eq!(
+            act(&mut play, Side::Tiger, Intent::DeclineRematch),
+            Ok(Event::RematchDeclined { side: Side::Tiger })
+        );
+        assert_eq!(play.state(T0).rematch_offer, None);
+        assert_eq!(play.withdraw_rematch(Side::Goat), None);
+        act(&mut play, Side::Goat, Intent::Rematch).unwrap();
+        assert_eq!(
+            play.withdraw_rematch(Side::Goat),
+            Some(Event::RematchWithdrawn { side: Side::Goat })
+        );
+    }
+
+    #[test]
+    fn offers_are_limited_to_three_a_game_ten_seconds_apart() {
+        let mut play = friend_table();
+        let mut at = T0;
+        for n in 0..OFFERS_PER_GAME {
+            let event = play.decide(Side::Goat, Intent::OfferDraw, at).unwrap();
+            play.apply(event, at).unwrap();
+            let decline = play.decide(Side::Tiger, Intent::DeclineDraw, at).unwrap();
+            play.apply(decline, at).unwrap();
+            let soon = at.after(OFFER_SPACING - Duration::from_millis(1));
+            assert_eq!(
+                play.decide(Side::Goat, Intent::OfferDraw, soon),
+                Err(Refusal::TooManyOffers),
+                "offer {n}"
+            );
+            at = at.after(OFFER_SPACING);
+        }
+        assert_eq!(
+            play.decide(Side::Goat, Intent::OfferDraw, at),
+            Err(Refusal::TooManyOffers)
+        );
+        // The other side has its own count; a new game starts afresh.
+        assert!(play.decide(Side::Tiger, Intent::OfferDraw, at).is_ok());
+        play.apply(Event::Resigned { side: Side::Tiger }, at)
+            .unwrap();
+        play.apply(Event::RematchStarted, at).unwrap();
+        assert!(play.decide(Side::Tiger, Intent::OfferDraw, at).is_ok());
+    }
+
+    #[test]
+    fn the_clocks_follow_the_timestamps_and_a_flag_loses_on_time() {
+        let mut play = Play::new(TableOptions {
+            clock: Some(crate::clock::TimeControl::Fischer {
+                initial: Duration::from_secs(5),
+                increment: Duration::from_secs(2),
+            }),
+            ..friend_table().options
+        });
+        let ms = |n: u64| T0.after(Duration::from_millis(n));
+        play_at(&mut play, Side::Goat, "c3", ms(0));
+        play_at(&mut play, Side::Tiger, "a1-a2", ms(60_000));
+        let clock = play.state(ms(61_000)).clock.unwrap();
+        assert_eq!((clock.goats_ms, clock.tigers_ms), (5_000, 5_000));
+        assert_eq!(clock.running, Some(wire::Side::Goats));
+        assert_eq!(clock.turn_started_at, Some(ms(60_000).rfc3339()));
+        assert_eq!(clock.now, ms(61_000).rfc3339());
+        play_at(&mut play, Side::Goat, "c4", ms(63_500));
+        let clock = play.state(ms(63_500)).clock.unwrap();
+        assert_eq!((clock.goats_ms, clock.tigers_ms), (3_500, 5_000));
+        assert_eq!(
+            play.clocks().unwrap().deadline(),
+            Some((Side::Tiger, ms(68_500)))
+        );
+        assert_eq!(
+            play.apply(Event::Flagged { side: Side::Goat }, ms(68_500)),
+            Err(Refusal::NotYourTurn)
+        );
+        play.apply(Event::Flagged { side: Side::Tiger }, ms(68_500))
+            .unwrap();
+        let state = play.state(ms(70_000));
+        let result = state.result.unwrap();
+        assert_eq!(
+            (result.winner, result.reason),
+            (Some(wire::Side::Goats), wire::EndReason::Timeout)
+        );
+        assert_eq!(state.tally.host, 1);
+        let clock = state.clock.unwrap();
+        assert_eq!((clock.tigers_ms, clock.running), (0, None));
+    }
+
+    #[test]
+    fn a_claim_needs_a_game_between_two_people_past_its_first_actions() {
+        let mut play = friend_table();
+        assert_eq!(
+            play.decide(Side::Goat, Intent::Claim(Claim::Victory), T0),
+            Err(Refusal::NotClaimable)
+        );
+        act(&mut play, Side::Goat, Intent::Play("c3".parse().unwrap())).unwrap();
+        act(
+            &mut play,
+            Side::Tiger,
+            Intent::Play("a1-a2".parse().unwrap()),
+        )
+        .unwrap();
+        act(&mut play, Side::Tiger, Intent::Claim(Claim::Draw)).unwrap();
+        let state = play.state(T0);
+        assert_eq!(
+            state.result,
+            Some(wire::GameResult {
+                winner: None,
+                reason: wire::EndReason::Abandoned
+            })
+        );
+        assert_eq!(state.tally.draws, 1);
+        let computer = Play::new(TableOptions {
+            opponent: Opponent::Computer,
+            ..friend_table().options
+        });
+        assert_eq!(
+            computer.decide(Side::Goat, Intent::Claim(Claim::Victory), T0),
+            Err(Refusal::NotClaimable)
+        );
     }
 }

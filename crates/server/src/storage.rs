@@ -14,9 +14,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::clock::TimeControl;
 use crate::names::{repetition_from_name, repetition_name, side_from_name, side_name};
 use crate::options::{Opponent, TableOptions};
-use crate::play::{Event, Logged, Player};
+use crate::play::{Claim, Event, Logged, Player};
+use crate::time::Timestamp;
 use crate::token::TokenHash;
 
 /// The database failed, or holds something this server cannot read.
@@ -132,7 +134,6 @@ async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: Canc
 impl Pool {
     /// Stores `batch` in one transaction.
     async fn append(&self, batch: &[Append]) -> Result<(), StorageError> {
-        let now = now_millis();
         // Table rows are locked in one order (by id), as renewals lock
         // them: no deadlock between the two. The sort is stable, so each
         // table's events keep their order.
@@ -158,7 +159,7 @@ impl Pool {
                     .bind(event.action.as_deref())
                     .bind(event.player)
                     .bind(event.client_id.as_deref())
-                    .bind(now)
+                    .bind(event.at)
                     .execute(&mut *tx)
                     .await?;
                     sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
@@ -192,7 +193,7 @@ impl Pool {
                 .bind(event.action.as_deref())
                 .bind(event.player)
                 .bind(event.client_id.as_deref())
-                .bind(now)
+                .bind(event.at)
                 .bind(epoch)
                 .execute(&mut *tx)
                 .await?;
@@ -251,6 +252,12 @@ enum EventKind {
     DrawAgreed,
     RematchOffered,
     RematchStarted,
+    Flagged,
+    ClaimedVictory,
+    ClaimedDraw,
+    Aborted,
+    RematchDeclined,
+    RematchWithdrawn,
 }
 
 impl EventKind {
@@ -263,6 +270,12 @@ impl EventKind {
             EventKind::DrawAgreed => "draw_agreed",
             EventKind::RematchOffered => "rematch_offered",
             EventKind::RematchStarted => "rematch_started",
+            EventKind::Flagged => "flagged",
+            EventKind::ClaimedVictory => "claimed_victory",
+            EventKind::ClaimedDraw => "claimed_draw",
+            EventKind::Aborted => "aborted",
+            EventKind::RematchDeclined => "rematch_declined",
+            EventKind::RematchWithdrawn => "rematch_withdrawn",
         }
     }
 
@@ -275,6 +288,12 @@ impl EventKind {
             "draw_agreed" => EventKind::DrawAgreed,
             "rematch_offered" => EventKind::RematchOffered,
             "rematch_started" => EventKind::RematchStarted,
+            "flagged" => EventKind::Flagged,
+            "claimed_victory" => EventKind::ClaimedVictory,
+            "claimed_draw" => EventKind::ClaimedDraw,
+            "aborted" => EventKind::Aborted,
+            "rematch_declined" => EventKind::RematchDeclined,
+            "rematch_withdrawn" => EventKind::RematchWithdrawn,
             _ => return None,
         })
     }
@@ -289,6 +308,8 @@ struct StoredEvent {
     action: Option<String>,
     player: Option<&'static str>,
     client_id: Option<String>,
+    /// Milliseconds since the epoch: the `created_at` column.
+    at: i64,
 }
 
 impl StoredEvent {
@@ -301,6 +322,18 @@ impl StoredEvent {
             Event::DrawAgreed => (EventKind::DrawAgreed, None, None),
             Event::RematchOffered { side } => (EventKind::RematchOffered, Some(side), None),
             Event::RematchStarted => (EventKind::RematchStarted, None, None),
+            Event::Flagged { side } => (EventKind::Flagged, Some(side), None),
+            Event::Claimed { side, claim } => (
+                match claim {
+                    Claim::Victory => EventKind::ClaimedVictory,
+                    Claim::Draw => EventKind::ClaimedDraw,
+                },
+                Some(side),
+                None,
+            ),
+            Event::Aborted { side } => (EventKind::Aborted, Some(side), None),
+            Event::RematchDeclined { side } => (EventKind::RematchDeclined, Some(side), None),
+            Event::RematchWithdrawn { side } => (EventKind::RematchWithdrawn, Some(side), None),
         };
         StoredEvent {
             version: logged.version,
@@ -309,6 +342,7 @@ impl StoredEvent {
             action: action.map(|a| a.to_string()),
             player: logged.player.map(Player::as_str),
             client_id: logged.client_id.clone(),
+            at: logged.at.as_millis(),
         }
     }
 }
@@ -316,7 +350,7 @@ impl StoredEvent {
 /// Reads an event row back; the error names the column that is not what
 /// this server writes.
 fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
-    let (version, kind, side, action, player, client_id) = row;
+    let (version, kind, side, action, player, client_id, at) = row;
     let side = || side.as_deref().and_then(side_from_name).ok_or("side");
     let kind = EventKind::parse(&kind).ok_or("kind")?;
     let event = match kind {
@@ -333,6 +367,18 @@ fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
         EventKind::DrawAgreed => Event::DrawAgreed,
         EventKind::RematchOffered => Event::RematchOffered { side: side()? },
         EventKind::RematchStarted => Event::RematchStarted,
+        EventKind::Flagged => Event::Flagged { side: side()? },
+        EventKind::ClaimedVictory => Event::Claimed {
+            side: side()?,
+            claim: Claim::Victory,
+        },
+        EventKind::ClaimedDraw => Event::Claimed {
+            side: side()?,
+            claim: Claim::Draw,
+        },
+        EventKind::Aborted => Event::Aborted { side: side()? },
+        EventKind::RematchDeclined => Event::RematchDeclined { side: side()? },
+        EventKind::RematchWithdrawn => Event::RematchWithdrawn { side: side()? },
     };
     let player = match player {
         Some(name) => Some(Player::parse(&name).ok_or("player")?),
@@ -343,6 +389,7 @@ fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
         event,
         player,
         client_id,
+        at: Timestamp::from_millis(at),
     })
 }
 
@@ -418,6 +465,7 @@ impl Storage {
     ) -> Result<Option<u64>, StorageError> {
         let o = &row.options;
         let v = o.rules.options();
+        let clock = ClockColumns::encode(o.clock);
         if owner.is_some() {
             self.postgres()?;
         }
@@ -426,8 +474,10 @@ impl Storage {
             sqlx::query(
                 "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
                  goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
-                 host_secret, guest_secret, invite_token, watch_token, active) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1)",
+                 host_secret, guest_secret, invite_token, watch_token, active, \
+                 clock_initial_ms, clock_increment_ms, clock_days) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
+                 $17, $18, $19)",
             )
             .bind(&row.id)
             .bind(now_millis())
@@ -445,6 +495,9 @@ impl Storage {
             .bind(row.guest_secret.as_ref().map(TokenHash::as_str))
             .bind(row.invite_token.as_ref().map(TokenHash::as_str))
             .bind(row.watch_token.as_ref().map(TokenHash::as_str))
+            .bind(clock.initial_ms)
+            .bind(clock.increment_ms)
+            .bind(clock.days)
             .execute(&mut *tx)
             .await?;
             let epoch = match owner {
@@ -558,6 +611,11 @@ impl Storage {
                     guest_secret: row.try_get("guest_secret")?,
                     invite_token: row.try_get("invite_token")?,
                     watch_token: row.try_get("watch_token")?,
+                    clock: ClockColumns {
+                        initial_ms: row.try_get("clock_initial_ms")?,
+                        increment_ms: row.try_get("clock_increment_ms")?,
+                        days: row.try_get("clock_days")?,
+                    },
                 }),
                 None => None,
             }
@@ -569,7 +627,7 @@ impl Storage {
     pub async fn events(&self, table: &str) -> Result<Vec<Logged>, StorageError> {
         let raw: Vec<EventRow> = on_pool!(&self.pool, pool => {
             sqlx::query_as(
-                "SELECT version, kind, side, action, player, client_id FROM events \
+                "SELECT version, kind, side, action, player, client_id, created_at FROM events \
                  WHERE table_id = $1 ORDER BY version",
             )
             .bind(table)
@@ -728,7 +786,8 @@ impl Storage {
     }
 }
 
-/// An event row: version, kind, side, action, player, client id.
+/// An event row: version, kind, side, action, player, client id, the
+/// time it was accepted.
 type EventRow = (
     i64,
     String,
@@ -736,12 +795,61 @@ type EventRow = (
     Option<String>,
     Option<String>,
     Option<String>,
+    i64,
 );
 
 const TABLE_COLUMNS: &str =
     "SELECT id, opponent, level, host_side, spectator_seats, goats_to_win, \
      first_side, multi_jump, three_tigers, repetition, ply_limit, host_secret, guest_secret, \
-     invite_token, watch_token FROM tables WHERE id = $1";
+     invite_token, watch_token, clock_initial_ms, clock_increment_ms, clock_days \
+     FROM tables WHERE id = $1";
+
+/// A time control as its columns hold it: the initial time and increment
+/// in milliseconds, or the days per action; all null for none.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct ClockColumns {
+    initial_ms: Option<i64>,
+    increment_ms: Option<i64>,
+    days: Option<i64>,
+}
+
+impl ClockColumns {
+    fn encode(clock: Option<TimeControl>) -> ClockColumns {
+        let ms = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+        match clock {
+            None => ClockColumns {
+                initial_ms: None,
+                increment_ms: None,
+                days: None,
+            },
+            Some(TimeControl::Fischer { initial, increment }) => ClockColumns {
+                initial_ms: Some(ms(initial)),
+                increment_ms: Some(ms(increment)),
+                days: None,
+            },
+            Some(TimeControl::DaysPerAction(days)) => ClockColumns {
+                initial_ms: None,
+                increment_ms: None,
+                days: Some(i64::from(days)),
+            },
+        }
+    }
+
+    fn decode(self) -> Option<Option<TimeControl>> {
+        let ms = |n: i64| u64::try_from(n).ok().map(Duration::from_millis);
+        match (self.initial_ms, self.increment_ms, self.days) {
+            (None, None, None) => Some(None),
+            (Some(initial), Some(increment), None) => Some(Some(TimeControl::Fischer {
+                initial: ms(initial)?,
+                increment: ms(increment)?,
+            })),
+            (None, None, Some(days)) => {
+                Some(Some(TimeControl::DaysPerAction(u8::try_from(days).ok()?)))
+            }
+            _ => None,
+        }
+    }
+}
 
 /// A table row as the database returns it.
 struct RawTable {
@@ -760,6 +868,7 @@ struct RawTable {
     guest_secret: Option<String>,
     invite_token: Option<String>,
     watch_token: Option<String>,
+    clock: ClockColumns,
 }
 
 impl RawTable {
@@ -797,6 +906,7 @@ impl RawTable {
             spectator_seats: u8::try_from(self.spectator_seats)
                 .map_err(|_| corrupt("spectator seats"))?,
             rules,
+            clock: self.clock.decode().ok_or_else(|| corrupt("clock"))?,
         };
         Ok(TableRow {
             options,
@@ -829,6 +939,7 @@ mod tests {
             stored.action,
             stored.player.map(str::to_owned),
             stored.client_id,
+            stored.at,
         )
     }
 
@@ -845,6 +956,18 @@ mod tests {
             Event::DrawAgreed,
             Event::RematchOffered { side: Side::Goat },
             Event::RematchStarted,
+            Event::Flagged { side: Side::Tiger },
+            Event::Claimed {
+                side: Side::Goat,
+                claim: Claim::Victory,
+            },
+            Event::Claimed {
+                side: Side::Tiger,
+                claim: Claim::Draw,
+            },
+            Event::Aborted { side: Side::Goat },
+            Event::RematchDeclined { side: Side::Tiger },
+            Event::RematchWithdrawn { side: Side::Goat },
         ];
         for (i, event) in events.into_iter().enumerate() {
             for (player, client_id) in [(Some(Player::Guest), Some("7".to_owned())), (None, None)] {
@@ -853,6 +976,7 @@ mod tests {
                     event,
                     player,
                     client_id,
+                    at: Timestamp::from_millis(1_796_160_604_250 + i as i64),
                 };
                 let back = decode_event(row(StoredEvent::encode(&logged)));
                 assert_eq!(back, Ok(logged));
@@ -868,6 +992,7 @@ mod tests {
                 event: Event::Resigned { side: Side::Goat },
                 player: Some(Player::Host),
                 client_id: None,
+                at: Timestamp::from_millis(0),
             }))
         };
         let mut bad = good();
@@ -882,5 +1007,29 @@ mod tests {
         let mut bad = good();
         bad.0 = -1;
         assert_eq!(decode_event(bad), Err("version"));
+    }
+
+    #[test]
+    fn every_time_control_reads_back_from_its_columns() {
+        for clock in [
+            None,
+            Some(TimeControl::Fischer {
+                initial: Duration::from_secs(5),
+                increment: Duration::ZERO,
+            }),
+            Some(TimeControl::Fischer {
+                initial: Duration::from_secs(10_800),
+                increment: Duration::from_secs(180),
+            }),
+            Some(TimeControl::DaysPerAction(3)),
+        ] {
+            assert_eq!(ClockColumns::encode(clock).decode(), Some(clock));
+        }
+        let half = ClockColumns {
+            initial_ms: Some(60_000),
+            increment_ms: None,
+            days: None,
+        };
+        assert_eq!(half.decode(), None);
     }
 }

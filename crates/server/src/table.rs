@@ -19,8 +19,9 @@ use tracing::Instrument;
 use crate::bot::Computer;
 use crate::names::{event_to_wire, result_to_wire, side_to_wire};
 use crate::options::{Opponent, TableOptions};
-use crate::play::{Event, Intent, Logged, Play, Player};
+use crate::play::{Event, Intent, Logged, Play, Player, Refusal};
 use crate::storage::{Storage, StorageError, TableRow};
+use crate::time::{Timestamp, Wait, WallClock};
 use crate::token::{Token, TokenHash};
 
 /// Events kept in memory per table for reconnecting clients.
@@ -38,6 +39,14 @@ const RETRY_FIRST: Duration = Duration::from_millis(500);
 /// Retries of a failed commit of the table's own before it gives up (a
 /// later join starts it again).
 const RETRIES: u32 = 6;
+/// How long a player of a game in progress between two people must be
+/// away (no socket open) before the other may claim the game.
+pub const ABSENCE_GRACE: Duration = Duration::from_secs(15);
+/// After a table is loaded with a clock running (a restart, or another
+/// server taking it over), no flag falls before this much time has
+/// passed, so that the player on move can reconnect; the time is still
+/// counted, and an action in it leaves no time but the increment.
+pub const LOAD_GRACE: Duration = Duration::from_secs(10);
 
 /// A connection's id, for logs and for telling sockets apart.
 pub type ConnId = u64;
@@ -106,6 +115,8 @@ pub struct TableContext {
     /// Cancelled at shutdown: each table ends after the command it is
     /// handling, its commit included.
     pub shutdown: CancellationToken,
+    /// Wall time: the clocks, absences and offer limits.
+    pub clock: Arc<dyn WallClock>,
 }
 
 enum Command {
@@ -175,6 +186,7 @@ impl TableHandle {
     ) -> Result<TableHandle, StorageError> {
         let mut play = Play::new(row.options);
         let mut recent = RecentIds::default();
+        let now = context.clock.now();
         for logged in events {
             let corrupt = |what: &str| StorageError::Corrupt {
                 table: row.id.clone(),
@@ -183,12 +195,13 @@ impl TableHandle {
             if logged.version != play.version() + 1 {
                 return Err(corrupt("version out of sequence"));
             }
-            play.apply(logged.event)
+            play.apply(logged.event, logged.at)
                 .map_err(|refusal| corrupt(&refusal.message()))?;
             if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
                 recent.insert(player, id.clone());
             }
         }
+        let play_clock_runs = play.clocks().and_then(|c| c.running()).is_some();
         let (tx, rx) = mpsc::channel(INBOX_LEN);
         let span = tracing::info_span!("table", table_id = %row.id);
         let table = Table {
@@ -209,6 +222,15 @@ impl TableHandle {
             tx: tx.downgrade(),
             computer: None,
             next_game: None,
+            away: [Some(now); 2],
+            absent: None,
+            // The grace is for a clock that ran while the table was not
+            // loaded: a restart, or a takeover.
+            flag_not_before: if play_clock_runs {
+                now.after(LOAD_GRACE)
+            } else {
+                now
+            },
             context,
             tenure,
             fenced: false,
@@ -385,8 +407,9 @@ struct Table {
     guest: Option<Conn>,
     /// The gallery's sockets.
     spectators: HashMap<ConnId, Outbox>,
-    /// The latest events as sent, with their versions.
-    log: VecDeque<(u64, Utf8Bytes)>,
+    /// The latest events with their versions and the states after them,
+    /// sent again (with the time of sending) to reconnecting clients.
+    log: VecDeque<(u64, wire::TableEvent, wire::GameState)>,
     /// Client ids already applied.
     recent: RecentIds,
     /// What tables share.
@@ -401,6 +424,19 @@ struct Table {
     tenure: Tenure,
     /// The store refused a write: another node owns the table now.
     fenced: bool,
+    /// Since when each player (host, guest) has had no socket open.
+    away: [Option<Timestamp>; 2],
+    /// The absence last announced in `presence`.
+    absent: Option<(Side, Timestamp)>,
+    /// No flag falls before this (the grace after loading).
+    flag_not_before: Timestamp,
+}
+
+fn seat_index(player: Player) -> usize {
+    match player {
+        Player::Host => 0,
+        Player::Guest => 1,
+    }
 }
 
 /// A thought in progress: the computer's choice, computed on a thinker's
@@ -453,6 +489,8 @@ enum Wake {
     ComputerChose(Option<Action>),
     /// The next bots game is due.
     NextGameDue,
+    /// The running side's time is out.
+    FlagDue,
 }
 
 /// The pause before retry `failures` (from 1), or `None` once the retries
@@ -466,6 +504,14 @@ async fn think(stage: Option<&mut Stage>) -> Option<Action> {
     match stage {
         Some(Stage::Thinking(thought)) => thought.await,
         _ => std::future::pending().await,
+    }
+}
+
+/// Completes at `wait`; never when there is none.
+async fn until_wall(wait: Option<Wait>) {
+    match wait {
+        Some(wait) => wait.await,
+        None => std::future::pending().await,
     }
 }
 
@@ -493,6 +539,7 @@ impl Table {
                 _ => None,
             };
             let next_game_due = self.next_game.as_ref().map(|t| t.due);
+            let flag_due = self.flag_due().map(|at| self.context.clock.wait_until(at));
             let wake = tokio::select! {
                 biased;
                 () = stop.cancelled() => Wake::Shutdown,
@@ -502,6 +549,7 @@ impl Table {
                 }
                 () = until(computer_due) => Wake::ComputerDue,
                 () = until(next_game_due) => Wake::NextGameDue,
+                () = until_wall(flag_due) => Wake::FlagDue,
                 () = tokio::time::sleep(self.context.idle_timeout), if idle => Wake::Idle,
             };
             match wake {
@@ -521,6 +569,13 @@ impl Table {
                 Wake::ComputerDue => self.computer_due().await,
                 Wake::ComputerChose(action) => self.computer_chose(action).await,
                 Wake::NextGameDue => self.next_bots_game().await,
+                Wake::FlagDue => {
+                    if !self.flag_if_due().await {
+                        // The flag could not be stored: try again after a
+                        // pause rather than spin.
+                        tokio::time::sleep(RETRY_FIRST).await;
+                    }
+                }
             }
         }
         if !self.context.shutdown.is_cancelled() {
@@ -555,7 +610,7 @@ impl Table {
                 let result = self.join(conn, &token, since, outbox).await;
                 let _ = respond_to.send(result);
             }
-            Command::Leave { conn } => self.leave(conn),
+            Command::Leave { conn } => self.leave(conn).await,
             Command::Act { conn, id, intent } => self.act(conn, id, intent).await,
             Command::Record { game, respond_to } => {
                 let _ = respond_to.send(self.record(game));
@@ -575,6 +630,59 @@ impl Table {
             && self.spectators.is_empty()
             && self.computer.is_none()
             && self.next_game.is_none()
+            && self.flag_due().is_none()
+    }
+
+    /// The wall time now.
+    fn now(&self) -> Timestamp {
+        self.context.clock.now()
+    }
+
+    /// When the running side's flag falls, if a clock runs.
+    fn flag_due(&self) -> Option<Timestamp> {
+        let (_, deadline) = self.play.clocks()?.deadline()?;
+        Some(deadline.max(self.flag_not_before))
+    }
+
+    /// Ends the game on time if the running side's time is out. Returns
+    /// `false` only when that flag could not be stored.
+    async fn flag_if_due(&mut self) -> bool {
+        let Some(due) = self.flag_due() else {
+            return true;
+        };
+        if self.now() < due {
+            return true;
+        }
+        let Some((side, _)) = self.play.clocks().and_then(|c| c.running()) else {
+            return true;
+        };
+        tracing::info!(side = ?side, "flag");
+        self.commit(Event::Flagged { side }, None, None).await
+    }
+
+    /// Whether the host cancelled this friend table before its guest
+    /// arrived: its first game aborted with the guest's seat never taken.
+    fn cancelled(&self) -> bool {
+        self.options.opponent == Opponent::Friend
+            && self.secrets.guest.is_none()
+            && self
+                .play
+                .game_at(1)
+                .and_then(|(game, _)| game.outcome())
+                .is_some_and(|o| o.reason() == baghchal_rules::Reason::Aborted)
+    }
+
+    /// The player away from a game in progress between two people (the
+    /// one away longer if both are), and since when. Nobody is absent
+    /// while the game may still be aborted.
+    fn absence(&self) -> Option<(Side, Timestamp)> {
+        if !self.play.is_friend_table() || self.play.game().is_finished() || self.play.abortable() {
+            return None;
+        }
+        [Player::Host, Player::Guest]
+            .into_iter()
+            .filter_map(|p| self.away[seat_index(p)].map(|since| (self.play.side_of(p), since)))
+            .min_by_key(|&(_, since)| since)
     }
 
     fn leave_registry(&self) {
@@ -615,6 +723,9 @@ impl Table {
         } else if self.secrets.invite.as_ref() == Some(&hash) {
             if self.secrets.guest.is_some() {
                 return Err(wire::ErrorCode::SeatTaken);
+            }
+            if self.cancelled() {
+                return Err(wire::ErrorCode::InvalidToken);
             }
             let secret = Token::generate().map_err(|e| {
                 tracing::error!(error = %e, "no random bytes");
@@ -657,6 +768,7 @@ impl Table {
                 opponent: self.options.opponent.to_wire(),
                 level: self.options.level.map(|l| l.get()),
                 variant: self.options.variant(),
+                clock: self.options.clock_to_wire(),
             },
             role: match member {
                 Member::Player(_) => wire::Role::Player,
@@ -674,7 +786,7 @@ impl Table {
             None => frames.push(encode(&wire::ServerMessage::Snapshot {
                 version: self.play.version(),
                 moves: self.play.moves(),
-                state: self.play.state(),
+                state: self.play.state(self.now()),
             })),
         }
         for frame in frames {
@@ -688,6 +800,7 @@ impl Table {
                     Player::Host => &mut self.host,
                     Player::Guest => &mut self.guest,
                 };
+                self.away[seat_index(player)] = None;
                 if let Some(old) = seat.replace(Conn { id: conn, outbox }) {
                     tracing::info!(conn_id = old.id, "seat taken over by a newer connection");
                     let _ = old
@@ -707,7 +820,8 @@ impl Table {
         Ok(member)
     }
 
-    /// The events after `since`, if the log still holds them all.
+    /// The events after `since`, if the log still holds them all, each
+    /// with the time of sending in its clock.
     fn missed_since(&self, since: u64) -> Option<Vec<Utf8Bytes>> {
         let version = self.play.version();
         if since > version {
@@ -720,27 +834,53 @@ impl Table {
         if since + 1 < first {
             return None;
         }
+        let now = self.now().rfc3339();
         Some(
             self.log
                 .iter()
-                .filter(|(v, _)| *v > since)
-                .map(|(_, frame)| frame.clone())
+                .filter(|(v, _, _)| *v > since)
+                .map(|(version, event, state)| {
+                    let mut state = state.clone();
+                    if let Some(clock) = &mut state.clock {
+                        clock.now.clone_from(&now);
+                    }
+                    encode(&wire::ServerMessage::Event {
+                        version: *version,
+                        event: event.clone(),
+                        state,
+                    })
+                })
                 .collect(),
         )
     }
 
-    fn leave(&mut self, conn: ConnId) {
-        let mut changed = false;
-        for seat in [&mut self.host, &mut self.guest] {
+    async fn leave(&mut self, conn: ConnId) {
+        let now = self.now();
+        let mut left = None;
+        for player in [Player::Host, Player::Guest] {
+            let seat = match player {
+                Player::Host => &mut self.host,
+                Player::Guest => &mut self.guest,
+            };
             if seat.as_ref().is_some_and(|c| c.id == conn) {
                 *seat = None;
-                changed = true;
+                self.away[seat_index(player)] = Some(now);
+                left = Some(player);
             }
         }
-        changed |= self.spectators.remove(&conn).is_some();
-        if changed {
-            tracing::info!(conn_id = conn, "left");
-            self.broadcast_presence();
+        let spectator = self.spectators.remove(&conn).is_some();
+        if left.is_none() && !spectator {
+            return;
+        }
+        tracing::info!(conn_id = conn, "left");
+        self.broadcast_presence();
+        // A rematch request lapses when its maker leaves.
+        if let Some(player) = left {
+            if let Some(event) = self.play.withdraw_rematch(self.play.side_of(player)) {
+                if !self.commit(event, None, None).await {
+                    tracing::warn!("a lapsed rematch request could not be stored");
+                }
+            }
         }
     }
 
@@ -792,15 +932,41 @@ impl Table {
                 return;
             }
         };
+        // A flag due falls before anything else is decided.
+        if !self.flag_if_due().await {
+            reply_error(
+                wire::ErrorCode::Internal,
+                None,
+                "the server could not store that; nothing changed, try again".into(),
+            );
+            return;
+        }
+        let now = self.now();
         let side = self.play.side_of(player);
-        let event = match self.play.decide(side, intent) {
-            Ok(event) => event,
-            Err(refusal) => {
-                let (code, reason) = refusal.code();
-                reply_error(code, reason, refusal.message());
-                return;
-            }
+        let refuse = |refusal: Refusal| {
+            let (code, reason) = refusal.code();
+            reply_error(code, reason, refusal.message());
         };
+        if intent == Intent::Rematch && self.cancelled() {
+            reply_error(
+                wire::ErrorCode::GameOver,
+                None,
+                "the host cancelled this table".into(),
+            );
+            return;
+        }
+        let event = match self.play.decide(side, intent, now) {
+            Ok(event) => event,
+            Err(refusal) => return refuse(refusal),
+        };
+        if let Intent::Claim(_) = intent {
+            let claimable = self
+                .absence()
+                .is_some_and(|(absent, since)| absent != side && now >= since.after(ABSENCE_GRACE));
+            if !claimable {
+                return refuse(Refusal::NotClaimable);
+            }
+        }
         if !self.commit(event, Some(player), id.as_deref()).await {
             reply_error(
                 wire::ErrorCode::Internal,
@@ -851,7 +1017,7 @@ impl Table {
             self.computer = None;
             return;
         };
-        let event = match self.play.decide(side, Intent::Play(action)) {
+        let event = match self.play.decide(side, Intent::Play(action), self.now()) {
             Ok(event) => event,
             Err(refusal) => {
                 tracing::error!(action = %action, refusal = ?refusal, "the computer chose an illegal action");
@@ -927,11 +1093,13 @@ impl Table {
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
         let active = !self.play.ends_game(&event);
+        let at = self.now();
         let logged = Logged {
             version,
             event,
             player,
             client_id: client_id.map(str::to_owned),
+            at,
         };
         if let Err(e) = self
             .context
@@ -950,7 +1118,7 @@ impl Table {
             }
             return false;
         }
-        if let Err(refusal) = self.play.apply(event) {
+        if let Err(refusal) = self.play.apply(event, at) {
             // `decide` approved it: this cannot happen.
             tracing::error!(refusal = ?refusal, "a decided event did not apply");
             return false;
@@ -965,17 +1133,24 @@ impl Table {
                     })));
             }
         }
+        let event_on_wire = event_to_wire(&event, self.play.game_number());
+        let state = self.play.state(at);
         let frame = encode(&wire::ServerMessage::Event {
             version,
-            event: event_to_wire(&event, self.play.game_number()),
-            state: self.play.state(),
+            event: event_on_wire.clone(),
+            state: state.clone(),
         });
-        self.log.push_back((version, frame.clone()));
+        self.log.push_back((version, event_on_wire, state));
         if self.log.len() > EVENT_LOG_LEN {
             self.log.pop_front();
         }
         tracing::debug!(version, event = ?event, "committed");
         self.broadcast(frame);
+        if self.absence() != self.absent {
+            // The game left its abortable start or ended: the banner
+            // appears or goes.
+            self.broadcast_presence();
+        }
         self.schedule_computer();
         self.schedule_next_bots_game();
         true
@@ -992,11 +1167,14 @@ impl Table {
     /// dropped (its socket closes with 4001).
     fn broadcast(&mut self, frame: Utf8Bytes) {
         let mut dropped = false;
-        for seat in [&mut self.host, &mut self.guest] {
+        let now = self.now();
+        let [host_away, guest_away] = &mut self.away;
+        for (seat, away) in [(&mut self.host, host_away), (&mut self.guest, guest_away)] {
             if let Some(conn) = seat {
                 if conn.outbox.try_send(Outgoing::Text(frame.clone())).is_err() {
                     tracing::info!(conn_id = conn.id, "dropping a slow or closed player socket");
                     *seat = None;
+                    *away = Some(now);
                     dropped = true;
                 }
             }
@@ -1031,12 +1209,21 @@ impl Table {
                 connected: computer || self.seat(player).is_some(),
             }
         };
+        let now = self.now();
+        let absent = self.absence();
         let presence = wire::Presence {
             goats: seat(Side::Goat),
             tigers: seat(Side::Tiger),
             spectators: u32::try_from(self.spectators.len()).unwrap_or(u32::MAX),
             spectator_seats: self.options.spectator_seats,
+            absent: absent.map(|(side, since)| wire::Absence {
+                side: side_to_wire(side),
+                since: since.rfc3339(),
+                claimable_at: since.after(ABSENCE_GRACE).rfc3339(),
+                now: now.rfc3339(),
+            }),
         };
+        self.absent = absent;
         self.broadcast(encode(&wire::ServerMessage::Presence(presence)));
     }
 

@@ -23,6 +23,7 @@ use crate::cluster::Node;
 use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
 use crate::table::{TableContext, TableHandle, Tenure};
+use crate::time::WallClock;
 use crate::token::{self, Token};
 use futures_util::stream::{self, StreamExt};
 use tokio::sync::OnceCell;
@@ -135,8 +136,8 @@ impl<E: Into<TablesError>> From<E> for LoadError {
 impl Tables {
     /// An empty registry; at most `max_open` tables in memory, each
     /// unloaded after `idle_timeout` with nobody connected and nothing to
-    /// do. With a `node`, tables are owned under leases and reached across
-    /// the cluster.
+    /// do; `clock` is the tables' wall time. With a `node`, tables are
+    /// owned under leases and reached across the cluster.
     pub fn new(
         storage: Storage,
         computer: Computer,
@@ -144,6 +145,7 @@ impl Tables {
         idle_timeout: Duration,
         max_open: usize,
         node: Option<Node>,
+        clock: Arc<dyn WallClock>,
     ) -> Tables {
         Tables {
             inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
@@ -162,6 +164,7 @@ impl Tables {
                         }),
                         tasks: TaskTracker::new(),
                         shutdown: CancellationToken::new(),
+                        clock,
                     },
                     max_open,
                     node,

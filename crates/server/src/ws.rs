@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::play::Intent;
+use crate::play::{Claim, Intent};
 use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
 use crate::tables::Tables;
 
@@ -213,6 +213,16 @@ impl Connection {
             ClientMessage::AcceptDraw { id } => self.command(id, Ok(Intent::AcceptDraw)).await,
             ClientMessage::DeclineDraw { id } => self.command(id, Ok(Intent::DeclineDraw)).await,
             ClientMessage::Rematch { id } => self.command(id, Ok(Intent::Rematch)).await,
+            ClientMessage::DeclineRematch { id } => {
+                self.command(id, Ok(Intent::DeclineRematch)).await
+            }
+            ClientMessage::Abort { id } => self.command(id, Ok(Intent::Abort)).await,
+            ClientMessage::ClaimVictory { id } => {
+                self.command(id, Ok(Intent::Claim(Claim::Victory))).await
+            }
+            ClientMessage::ClaimDraw { id } => {
+                self.command(id, Ok(Intent::Claim(Claim::Draw))).await
+            }
         }
     }
 

@@ -106,6 +106,16 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
             None,
         ),
         (
+            json(&ClientMessage::DeclineRematch { id: None }),
+            ErrorCode::GameNotOver,
+            None,
+        ),
+        (
+            json(&ClientMessage::ClaimVictory { id: None }),
+            ErrorCode::NotClaimable,
+            None,
+        ),
+        (
             json(&ClientMessage::Hello {
                 table: table.clone(),
                 token: "x".into(),
@@ -290,6 +300,31 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
             Some("variant.goats_to_win"),
         ),
         (r#"{"opponent":"friend","extra":true}"#, 422, Some("extra")),
+        (
+            r#"{"opponent":"friend","clock":{"initial":4,"increment":0}}"#,
+            422,
+            Some("clock.initial"),
+        ),
+        (
+            r#"{"opponent":"friend","clock":{"initial":60,"increment":181}}"#,
+            422,
+            Some("clock.increment"),
+        ),
+        (
+            r#"{"opponent":"friend","clock":{"days_per_action":4}}"#,
+            422,
+            Some("clock.days_per_action"),
+        ),
+        (
+            r#"{"opponent":"friend","clock":{"initial":60,"days_per_action":1}}"#,
+            422,
+            Some("clock"),
+        ),
+        (
+            r#"{"opponent":"friend","clock":{"moves":40}}"#,
+            422,
+            Some("clock.moves"),
+        ),
         ("not json", 400, None),
     ] {
         let (got, answer) = server.post("/api/tables", body).await;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
 use baghchal_server::table::Pace;
+use baghchal_server::time::{ManualClock, Timestamp};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use futures_util::{SinkExt, StreamExt};
@@ -23,6 +24,11 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 /// How long a test waits for a message before it fails (a guard against
 /// hanging, not a timing assertion).
 pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A manual clock at an arbitrary start: 2026-12-01 21:30 UTC.
+pub fn manual_clock() -> ManualClock {
+    ManualClock::new(Timestamp::from_millis(1_796_160_600_000))
+}
 
 /// A database for one test: a fresh SQLite file, or a fresh PostgreSQL
 /// database when `postgres` is set.
@@ -128,6 +134,14 @@ impl TestServer {
             burst: NonZeroU32::new(100_000).unwrap(),
             per_second: NonZeroU32::new(100_000).unwrap(),
         };
+        config
+    }
+
+    /// The tests' configuration with a wall clock that stands still until
+    /// the test advances it.
+    pub fn config_with_clock(db: &TestDb, clock: &ManualClock) -> Config {
+        let mut config = TestServer::config(db);
+        config.clock = std::sync::Arc::new(clock.clone());
         config
     }
 
@@ -415,6 +429,25 @@ impl Client {
         }
     }
 
+    /// The next presence message.
+    pub async fn presence(&mut self) -> baghchal_protocol::Presence {
+        self.until(|m| match m {
+            ServerMessage::Presence(p) => Some(p.clone()),
+            _ => None,
+        })
+        .await
+    }
+
+    /// Sends a command and returns the error it got, or `None` once the
+    /// server has answered everything before a barrier without one.
+    pub async fn refused(&mut self, message: &ClientMessage) -> Option<ServerMessage> {
+        self.send(message).await;
+        self.sync()
+            .await
+            .into_iter()
+            .find(|m| matches!(m, ServerMessage::Error { .. }))
+    }
+
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }
@@ -484,6 +517,7 @@ pub fn request(opponent: baghchal_protocol::Opponent, spectators: u8) -> CreateT
         level: None,
         spectators,
         variant: baghchal_protocol::Variant::default(),
+        clock: None,
     }
 }
 
@@ -494,14 +528,18 @@ pub struct Seated {
     pub guest: Client,
     /// The guest's seat secret.
     pub guest_secret: String,
+    /// The host's welcome.
+    pub host_welcome: ServerMessage,
 }
 
 impl Seated {
     pub async fn new(server: &TestServer, request: &CreateTable) -> Seated {
         let created = server.create(request).await;
         let mut host = server.connect().await;
-        host.hello(&created.table, created.secret.as_deref().unwrap(), None)
-            .await;
+        let host_welcome = host
+            .hello(&created.table, created.secret.as_deref().unwrap(), None)
+            .await
+            .welcome;
         let mut guest = server.connect().await;
         let joined = guest
             .hello(&created.table, &opponent_token(&created), None)
@@ -512,6 +550,15 @@ impl Seated {
             host,
             guest,
             guest_secret,
+            host_welcome,
+        }
+    }
+
+    /// The time control the host's welcome announced.
+    pub fn welcome_clock(&self) -> Option<baghchal_protocol::TimeControl> {
+        match &self.host_welcome {
+            ServerMessage::Welcome { table, .. } => table.clock,
+            _ => None,
         }
     }
 
@@ -522,9 +569,19 @@ impl Seated {
     /// Plays `moves` in turn from the start of a game where the host holds
     /// the side that moves first; returns the last state.
     pub async fn play_out(&mut self, moves: &[&str]) -> baghchal_protocol::GameState {
+        self.play_out_from(0, moves).await
+    }
+
+    /// Plays `moves` in turn after `played` actions of a game where the
+    /// host moved first; returns the last state.
+    pub async fn play_out_from(
+        &mut self,
+        played: usize,
+        moves: &[&str],
+    ) -> baghchal_protocol::GameState {
         let mut state = None;
         for (i, action) in moves.iter().enumerate() {
-            let mover = if i % 2 == 0 {
+            let mover = if (played + i).is_multiple_of(2) {
                 &mut self.host
             } else {
                 &mut self.guest

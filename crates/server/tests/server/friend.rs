@@ -13,6 +13,7 @@ fn friend(spectators: u8) -> CreateTable {
         level: None,
         spectators,
         variant: Variant::default(),
+        clock: None,
     }
 }
 

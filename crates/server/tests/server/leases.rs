@@ -20,6 +20,7 @@ fn row(id: &str) -> TableRow {
             level: None,
             spectator_seats: 0,
             rules: Rules::default(),
+            clock: None,
         },
         host_secret: None,
         guest_secret: None,
@@ -37,6 +38,7 @@ fn first_move() -> Logged {
         },
         player: Some(Player::Host),
         client_id: Some("1".into()),
+        at: baghchal_server::time::Timestamp::from_millis(1_796_160_600_000),
     }
 }
 

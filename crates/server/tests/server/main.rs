@@ -6,14 +6,18 @@
 
 mod common;
 
+mod absence;
 mod analysis;
 mod analysis_board;
 mod bad_input;
+mod clocks;
 mod computer;
 mod endings;
+mod first_moves;
 mod friend;
 mod leases;
 mod notation;
+mod offers;
 mod reconnect;
 mod spectators;
 mod tablebase;

@@ -190,7 +190,7 @@ async fn seat_holders_see_each_others_connection(db: &TestDb) {
     let presence = seated
         .host
         .until(|m| match m {
-            ServerMessage::Presence(p) if !p.tigers.connected => Some(*p),
+            ServerMessage::Presence(p) if !p.tigers.connected => Some(p.clone()),
             _ => None,
         })
         .await;
