@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
@@ -20,12 +20,15 @@ use crate::AppState;
 /// generic sentence.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    /// The body is not JSON.
-    #[error("the body is not JSON: {0}")]
+    /// The body is not one JSON object.
+    #[error("the body is not a JSON object: {0}")]
     InvalidJson(String),
     /// The body is too large.
     #[error("the body is too large")]
     TooLarge,
+    /// The request does not say its body is JSON.
+    #[error("the body is not declared as JSON")]
+    NotJson,
     /// A field is missing, unknown, mistyped or out of range.
     #[error("{message}")]
     InvalidField {
@@ -55,13 +58,19 @@ impl IntoResponse for HttpError {
                 StatusCode::BAD_REQUEST,
                 "invalid_json",
                 None,
-                format!("the body is not JSON: {message}"),
+                format!("the body is not a JSON object: {message}"),
             ),
             HttpError::TooLarge => (
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "too_large",
                 None,
                 "the body is limited to 16 KiB".into(),
+            ),
+            HttpError::NotJson => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                None,
+                "send the body as Content-Type: application/json".into(),
             ),
             HttpError::InvalidField { field, message } => (
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -114,15 +123,22 @@ impl IntoResponse for HttpError {
 }
 
 /// Reads a `CreateTable`, naming the field at fault when it is not one.
+///
+/// The body is first read whole as JSON, so that anything that is not one
+/// JSON object (a syntax error, trailing bytes, an array, a string) is
+/// `invalid_json`; only then is the object read as a request, so that every
+/// field of the wrong type (`null` included) is `invalid_field` naming it.
 fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
-    let deserializer = &mut serde_json::Deserializer::from_slice(body);
-    let raw: CreateTable = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| HttpError::InvalidJson(e.to_string()))?;
+    if !value.is_object() {
+        return Err(HttpError::InvalidJson(
+            "the body must be a JSON object".into(),
+        ));
+    }
+    let raw: CreateTable = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            return HttpError::InvalidJson(inner.to_string());
-        }
-        let message = inner.to_string();
+        let message = e.into_inner().to_string();
         // serde names a missing or unknown field in its message, at the
         // path of the object that holds it.
         let named = ["missing field `", "unknown field `"]
@@ -145,11 +161,25 @@ fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
     })
 }
 
+/// Whether a request says its body is JSON (`application/json`, with or
+/// without parameters such as `charset`).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
 /// `POST /api/tables`.
 pub async fn create_table(
     State(state): State<AppState>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<TableCreated>), HttpError> {
+    if !is_json(&headers) {
+        return Err(HttpError::NotJson);
+    }
     let body = body.map_err(|_| HttpError::TooLarge)?;
     let options = parse_request(&body)?;
     let created = state.tables.create(options).await?;
@@ -301,6 +331,53 @@ mod tests {
             "variant.tigers"
         );
         assert_eq!(field_of(r#"{"opponent":"computer","level":450}"#), "level");
+    }
+
+    #[test]
+    fn a_null_field_is_named_like_any_field_of_the_wrong_type() {
+        assert_eq!(field_of(r#"{"opponent":null}"#), "opponent");
+        assert_eq!(field_of(r#"{"opponent":"friend","side":null}"#), "side");
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","spectators":null}"#),
+            "spectators"
+        );
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","variant":{"first":null}}"#),
+            "variant.first"
+        );
+    }
+
+    #[test]
+    fn anything_but_one_json_object_is_not_a_request() {
+        for body in [
+            &br#"{"opponent":"friend"} trailing"#[..],
+            br#"{"opponent":"friend"}{}"#,
+            b"[1,2]",
+            br#"["friend"]"#,
+            br#""friend""#,
+            b"null",
+            b"12",
+        ] {
+            assert!(
+                matches!(parse_request(body), Err(HttpError::InvalidJson(_))),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_json_content_type_is_taken_for_json() {
+        let with = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, value.parse().unwrap());
+            is_json(&headers)
+        };
+        assert!(with("application/json"));
+        assert!(with("Application/JSON; charset=utf-8"));
+        assert!(!with("text/plain"));
+        assert!(!with("application/x-www-form-urlencoded"));
+        assert!(!is_json(&HeaderMap::new()));
     }
 
     #[test]

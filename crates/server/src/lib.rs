@@ -27,14 +27,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, State, WebSocketUpgrade};
-use axum::response::Response;
+use axum::extract::{DefaultBodyLimit, Path, Request, State, WebSocketUpgrade};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use baghchal_protocol::MAX_FRAME_BYTES;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tower::ServiceExt;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
@@ -134,7 +136,18 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
         .route_service("/", index.clone())
-        .route_service("/t/{table}", index)
+        .route(
+            "/t/{table}",
+            get(
+                move |Path(table): Path<String>, request: Request| async move {
+                    // Only a table id is a table's page.
+                    if !token::is_table_id(&table) {
+                        return StatusCode::NOT_FOUND.into_response();
+                    }
+                    index.oneshot(request).await.into_response()
+                },
+            ),
+        )
         .fallback_service(ServeDir::new(static_dir))
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
         .layer(TraceLayer::new_for_http())

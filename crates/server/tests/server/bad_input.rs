@@ -9,7 +9,7 @@ use baghchal_server::ws::RateLimit;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{
-    opponent_token, request, spectator_token, Client, Closed, Seated, TestDb, TestServer,
+    http_with, opponent_token, request, spectator_token, Client, Closed, Seated, TestDb, TestServer,
 };
 use crate::on_both;
 
@@ -290,7 +290,17 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
             Some("variant.goats_to_win"),
         ),
         (r#"{"opponent":"friend","extra":true}"#, 422, Some("extra")),
+        (r#"{"opponent":null}"#, 422, Some("opponent")),
+        (r#"{"opponent":"friend","side":null}"#, 422, Some("side")),
+        (
+            r#"{"opponent":"friend","spectators":null}"#,
+            422,
+            Some("spectators"),
+        ),
         ("not json", 400, None),
+        (r#"{"opponent":"friend"} trailing"#, 400, None),
+        ("[1,2]", 400, None),
+        (r#""friend""#, 400, None),
     ] {
         let (got, answer) = server.post("/api/tables", body).await;
         assert_eq!(got, status, "{body}: {answer}");
@@ -299,6 +309,27 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
     }
     let (status, _) = server.post("/api/tables", &"x".repeat(20 * 1024)).await;
     assert_eq!(status, 413);
+    for headers in [&[][..], &[("Content-Type", "text/plain")]] {
+        let (status, _, body) = http_with(
+            server.addr,
+            "POST",
+            "/api/tables",
+            headers,
+            r#"{"opponent":"friend"}"#,
+        )
+        .await;
+        assert_eq!(status, 415, "{headers:?}");
+        let error: baghchal_protocol::ApiError = serde_json::from_str(&body).unwrap();
+        assert_eq!(error.error, "unsupported_media_type");
+    }
+    for path in [
+        "/t/..%2f..%2fCargo.toml",
+        "/t/not-a-table",
+        "/t/..%2fREADME.md",
+    ] {
+        let (status, _) = server.get(path).await;
+        assert_eq!(status, 404, "{path}");
+    }
     let (status, body) = server.get("/healthz").await;
     assert_eq!((status, body.as_str()), (200, "ok"));
     let (status, _) = server

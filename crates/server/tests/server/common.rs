@@ -180,11 +180,35 @@ impl TestServer {
     }
 }
 
-/// A minimal HTTP/1.1 exchange.
+/// A minimal HTTP/1.1 exchange with a JSON body.
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let (status, _, body) = http_with(
+        addr,
+        method,
+        path,
+        &[("Content-Type", "application/json")],
+        body,
+    )
+    .await;
+    (status, body)
+}
+
+/// A minimal HTTP/1.1 exchange with these request headers; returns the
+/// status, the response's head (status line and headers) and its body.
+pub async fn http_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
+    let headers: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -205,7 +229,7 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u1
     } else {
         rest.to_owned()
     };
-    (status, body)
+    (status, head.to_owned(), body)
 }
 
 fn dechunk(mut text: &str) -> String {
