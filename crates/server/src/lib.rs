@@ -163,8 +163,10 @@ async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> 
         ..
     } = state;
     upgrade
-        .max_message_size(MAX_FRAME_BYTES)
-        .max_frame_size(MAX_FRAME_BYTES)
+        // Up to this bound an oversized message is read whole and refused
+        // by the socket's task, which can then close cleanly.
+        .max_message_size(ws::READ_LIMIT_BYTES)
+        .max_frame_size(ws::READ_LIMIT_BYTES)
         // Small buffers: thousands of sockets, each sending small messages
         // (the read buffer grows for a larger frame, up to the limit).
         .read_buffer_size(4 * 1024)

@@ -3,9 +3,10 @@
 
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use baghchal_protocol::{self as wire, ClientMessage, ErrorCode, ServerMessage};
+use baghchal_protocol::{self as wire, ClientMessage, ErrorCode, ServerMessage, MAX_FRAME_BYTES};
 use futures_util::SinkExt;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::mpsc;
@@ -34,6 +35,16 @@ impl Default for RateLimit {
         }
     }
 }
+
+/// The largest frame or message the socket reads whole, in bytes. One
+/// over [`MAX_FRAME_BYTES`] but within this is read, dropped and answered
+/// with `too_large` and a clean 1009 close; one past it ends the socket at
+/// once (the client may then see 1006). A bound on what a client can make
+/// the server read in vain.
+pub const READ_LIMIT_BYTES: usize = 4 * MAX_FRAME_BYTES;
+
+/// How long a closing socket waits for the client's answering close frame.
+const CLOSE_DRAIN: Duration = Duration::from_secs(3);
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
@@ -107,11 +118,30 @@ impl Connection {
                 })))
                 .await;
             let _ = self.socket.flush().await;
+            self.drain().await;
         }
         if let Some(joined) = self.joined.take() {
             joined.table.leave(self.conn).await;
         }
         tracing::debug!("disconnected");
+    }
+
+    /// After our close frame: reads and drops what the client still sends
+    /// until its answering close frame (or the end of the socket), for a
+    /// bounded time. Closing the socket with unread bytes in the kernel's
+    /// buffer would make it answer with a reset, and the client would lose
+    /// the close frame and see 1006 instead of our code.
+    async fn drain(&mut self) {
+        let drained = async {
+            while let Some(Ok(message)) = self.socket.recv().await {
+                if matches!(message, Message::Close(_)) {
+                    break;
+                }
+            }
+        };
+        if tokio::time::timeout(CLOSE_DRAIN, drained).await.is_err() {
+            tracing::debug!("the client did not answer the close in time");
+        }
     }
 
     async fn serve(&mut self) -> End {
@@ -147,6 +177,10 @@ impl Connection {
                         };
                     }
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Some(Ok(message)) if data_len(&message) > MAX_FRAME_BYTES => {
+                        let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
+                        return End::Close(1009, "message too big");
+                    }
                     Some(Ok(message)) => {
                         if self.limiter.check().is_err() {
                             let _ = self.send_error(None, ErrorCode::RateLimited, "too many messages".into()).await;
@@ -335,6 +369,15 @@ impl Connection {
             Ok(()) => None,
             Err(_) => Some(End::Gone),
         }
+    }
+}
+
+/// The payload's length of a data message.
+fn data_len(message: &Message) -> usize {
+    match message {
+        Message::Text(text) => text.len(),
+        Message::Binary(data) => data.len(),
+        _ => 0,
     }
 }
 

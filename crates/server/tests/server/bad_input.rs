@@ -6,6 +6,7 @@ use std::num::NonZeroU32;
 
 use baghchal_protocol::{ClientMessage, ErrorCode, GameRecord, Opponent, ServerMessage};
 use baghchal_server::ws::RateLimit;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{
@@ -205,33 +206,68 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
 }
 on_both!(every_bad_message_is_refused_and_changes_nothing);
 
-async fn an_oversized_frame_closes_the_socket_unread(db: &TestDb) {
+/// Sends `count` pings back to back without reading.
+async fn flood(client: &mut Client, count: usize) {
+    for _ in 0..count {
+        client.feed_raw(json(&ClientMessage::Ping)).await;
+    }
+    client.flush().await;
+}
+
+/// Reads until the close frame, allowing only `allowed` messages before
+/// it; returns the close frame and whether `seen` came before it. A reset
+/// instead of a close frame fails.
+async fn close_after(
+    client: &mut Client,
+    seen: ErrorCode,
+    allowed: impl Fn(&ServerMessage) -> bool,
+) -> (CloseFrame, bool) {
+    let mut saw = false;
+    loop {
+        match client.next().await {
+            Ok(ServerMessage::Error { code, .. }) if code == seen => saw = true,
+            Ok(other) if allowed(&other) => {}
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(Closed::Frame(Some(frame))) => return (frame, saw),
+            Err(other) => panic!("expected a close frame, got {other:?}"),
+        }
+    }
+}
+
+async fn an_oversized_frame_is_refused_with_a_close_frame_not_a_reset(db: &TestDb) {
     let server = TestServer::start(db).await;
     let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
     let table = seated.table().to_owned();
-    let huge = format!(
-        r#"{{"type":"action","id":"big","action":"{}"}}"#,
-        "c".repeat(20 * 1024)
-    );
-    seated.host.send_raw(Message::text(huge)).await;
-    loop {
-        match seated.host.next().await {
-            Ok(ServerMessage::Error { code, .. }) => assert_eq!(code, ErrorCode::TooLarge),
-            Ok(ServerMessage::Presence(_)) => {}
-            Ok(other) => panic!("unexpected {other:?}"),
-            Err(Closed::Frame(Some(frame))) => {
-                assert_eq!(u16::from(frame.code), 1009);
-                break;
-            }
-            Err(other) => panic!("expected a 1009 close, got {other:?}"),
-        }
+    // Three times, each from a fresh socket that goes on sending after
+    // the oversized frame: unread bytes must not turn the close into a
+    // reset.
+    for _ in 0..3 {
+        let mut client = server.connect().await;
+        client
+            .hello(&table, seated.created.secret.as_deref().unwrap(), None)
+            .await;
+        let huge = format!(
+            r#"{{"type":"action","id":"big","action":"{}"}}"#,
+            "c".repeat(60 * 1024)
+        );
+        client.send_raw(Message::text(huge)).await;
+        flood(&mut client, 2000).await;
+        let (frame, saw) = close_after(&mut client, ErrorCode::TooLarge, |m| {
+            matches!(m, ServerMessage::Presence(_))
+        })
+        .await;
+        assert!(saw, "too_large before the close");
+        assert_eq!(u16::from(frame.code), 1009);
+        assert_eq!(frame.reason.as_str(), "message too big");
     }
+    // The first socket of the seat was replaced, and the game is untouched.
+    let _ = seated.host.next().await;
     assert!(record(&server, &table).await.moves.is_empty());
     server.stop().await;
 }
-on_both!(an_oversized_frame_closes_the_socket_unread);
+on_both!(an_oversized_frame_is_refused_with_a_close_frame_not_a_reset);
 
-async fn a_flood_of_messages_is_cut_off_with_a_reason(db: &TestDb) {
+async fn a_burst_of_pings_past_the_budget_gets_a_close_frame_not_a_reset(db: &TestDb) {
     let mut config = TestServer::config(db);
     config.rate = RateLimit {
         burst: NonZeroU32::new(5).unwrap(),
@@ -239,35 +275,25 @@ async fn a_flood_of_messages_is_cut_off_with_a_reason(db: &TestDb) {
     };
     let server = TestServer::start_with(config).await;
     let created = server.create(&request(Opponent::Friend, 0)).await;
-    let mut client = server.connect().await;
-    // hello is one message; then pings until the budget is spent.
-    client
-        .hello(&created.table, created.secret.as_deref().unwrap(), None)
+    for _ in 0..3 {
+        let mut client = server.connect().await;
+        // hello is one message; then pings back to back, far more than
+        // the budget and than the server reads at once.
+        client
+            .hello(&created.table, created.secret.as_deref().unwrap(), None)
+            .await;
+        flood(&mut client, 2000).await;
+        let (frame, saw) = close_after(&mut client, ErrorCode::RateLimited, |m| {
+            matches!(m, ServerMessage::Pong | ServerMessage::Presence(_))
+        })
         .await;
-    for _ in 0..50 {
-        client.send_raw(json(&ClientMessage::Ping)).await;
+        assert!(saw, "rate_limited before the close");
+        assert_eq!(u16::from(frame.code), 1008);
+        assert_eq!(frame.reason.as_str(), "rate limited");
     }
-    let mut saw_error = false;
-    loop {
-        match client.next().await {
-            Ok(ServerMessage::Pong) => {}
-            Ok(ServerMessage::Error { code, .. }) => {
-                assert_eq!(code, ErrorCode::RateLimited);
-                saw_error = true;
-            }
-            Ok(other) => panic!("unexpected {other:?}"),
-            Err(Closed::Frame(Some(frame))) => {
-                assert_eq!(u16::from(frame.code), 1008);
-                assert_eq!(frame.reason.as_str(), "rate limited");
-                break;
-            }
-            Err(other) => panic!("expected a close, got {other:?}"),
-        }
-    }
-    assert!(saw_error);
     server.stop().await;
 }
-on_both!(a_flood_of_messages_is_cut_off_with_a_reason);
+on_both!(a_burst_of_pings_past_the_budget_gets_a_close_frame_not_a_reset);
 
 async fn bad_table_requests_name_the_field(db: &TestDb) {
     let server = TestServer::start(db).await;

@@ -301,6 +301,17 @@ impl Client {
         self.ws.send(message).await.unwrap();
     }
 
+    /// Queues a message without flushing it (see [`Client::flush`]). A
+    /// server that closed meanwhile is not an error here.
+    pub async fn feed_raw(&mut self, message: Message) {
+        let _ = self.ws.feed(message).await;
+    }
+
+    /// Sends what [`Client::feed_raw`] queued.
+    pub async fn flush(&mut self) {
+        let _ = self.ws.flush().await;
+    }
+
     /// The next message; panics on a close.
     pub async fn recv(&mut self) -> ServerMessage {
         match self.next().await {
