@@ -5,6 +5,7 @@
 
 import { Board, parseAction, between } from './board.js';
 import { t, setLang, lang, num } from './i18n.js';
+import { REPLACED } from './close-codes.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').GameState} GameState */
@@ -562,7 +563,7 @@ class TableView {
     if (this.ws !== ws) return;
     this.ws = null;
     if (this.destroyed || this.fatal) return;
-    if (code === 4000) {
+    if (code === REPLACED) {
       // The same seat was opened elsewhere (another tab): that one plays.
       this.fatal = 'replaced';
       this.render();

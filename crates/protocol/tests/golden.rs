@@ -184,7 +184,7 @@ fn examples() -> Vec<Example> {
         example(
             "http.api_error",
             ApiError {
-                error: "invalid_field".into(),
+                error: ApiErrorCode::InvalidField,
                 field: Some("level".into()),
                 message: "level must be 400 to 2400 in steps of 100, not 1250".into(),
             },
@@ -440,7 +440,7 @@ fn examples() -> Vec<Example> {
             ServerMessage::Error {
                 id: Some("7".into()),
                 code: ErrorCode::IllegalAction,
-                reason: Some("occupied".into()),
+                reason: Some(IllegalReason::Occupied),
                 message: "that point is occupied".into(),
             },
         ),
@@ -595,4 +595,123 @@ fn unknown_create_table_fields_are_refused() {
     assert_eq!(minimal.side, Side::Goats);
     assert_eq!(minimal.spectators, 0);
     assert_eq!(minimal.variant, Variant::default());
+}
+
+/// The JSON examples of `docs/protocol.md`: each fenced `json` block and
+/// the fixture named in the `*(`...`)*` line right after it.
+fn documented_examples() -> Vec<(String, Option<String>)> {
+    let doc = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/protocol.md");
+    let text = std::fs::read_to_string(doc).unwrap();
+    let mut examples = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "```json" {
+            continue;
+        }
+        let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+        let cited = lines
+            .by_ref()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| l.trim().strip_prefix("*(`"))
+            .and_then(|l| l.strip_suffix("`)*"))
+            .map(str::to_owned);
+        examples.push((block.join("\n"), cited));
+    }
+    examples
+}
+
+#[test]
+fn every_json_example_in_the_protocol_doc_equals_the_fixture_it_cites() {
+    let examples = documented_examples();
+    assert!(
+        examples.len() >= 30,
+        "only {} examples found",
+        examples.len()
+    );
+    let mut failures = Vec::new();
+    for (block, cited) in &examples {
+        let Some(cited) = cited else {
+            failures.push(format!("an example cites no fixture:\n{block}"));
+            continue;
+        };
+        let Some(name) = cited.strip_prefix("tests/fixtures/protocol/") else {
+            failures.push(format!("{cited}: not a protocol fixture"));
+            continue;
+        };
+        let shown: Value = match serde_json::from_str(block) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("the example citing {name} is not JSON: {e}"));
+                continue;
+            }
+        };
+        let file: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures_dir().join(name)).unwrap_or_default(),
+        )
+        .unwrap_or(Value::Null);
+        if shown != file {
+            failures.push(format!(
+                "{name}: the doc shows\n{block}\nbut the file says\n{file:#}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_fixture_is_shown_in_the_protocol_doc() {
+    let cited: BTreeSet<String> = documented_examples()
+        .into_iter()
+        .filter_map(|(_, cited)| cited)
+        .filter_map(|c| {
+            c.strip_prefix("tests/fixtures/protocol/")
+                .map(str::to_owned)
+        })
+        .collect();
+    let names: BTreeSet<String> = examples()
+        .iter()
+        .map(|ex| format!("{}.json", ex.name))
+        .collect();
+    let missing: Vec<_> = names.difference(&cited).collect();
+    assert!(
+        missing.is_empty(),
+        "fixtures the doc does not show: {missing:?}"
+    );
+}
+
+#[test]
+fn the_page_knows_every_close_code_by_the_same_number() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../static/close-codes.js");
+    let text = std::fs::read_to_string(file).unwrap();
+    // Lines of the form `export const NAME = 4000;`.
+    let page: BTreeSet<(String, u16)> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("export const "))
+        .filter_map(|l| {
+            let (name, value) = l.split_once('=')?;
+            let value = value.trim().strip_suffix(';')?.parse().ok()?;
+            Some((name.trim().to_owned(), value))
+        })
+        .collect();
+    let server: BTreeSet<(String, u16)> = CloseCode::ALL
+        .iter()
+        .map(|c| (c.name().to_owned(), c.code()))
+        .collect();
+    assert_eq!(page, server);
+}
+
+#[test]
+fn every_api_error_code_names_a_distinct_client_error_status() {
+    let codes = [
+        ApiErrorCode::InvalidJson,
+        ApiErrorCode::NotFound,
+        ApiErrorCode::GameNotOver,
+        ApiErrorCode::TooLarge,
+        ApiErrorCode::UnsupportedMediaType,
+        ApiErrorCode::InvalidField,
+        ApiErrorCode::Unavailable,
+    ];
+    let statuses: BTreeSet<u16> = codes.iter().map(|c| c.status()).collect();
+    assert_eq!(statuses.len(), codes.len());
+    assert!(statuses.iter().all(|s| (400..600).contains(s)));
 }

@@ -9,7 +9,9 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
+use baghchal_protocol::{
+    ApiError, ApiErrorCode, CreateTable, GameAnalysis, GameRecord, TableCreated,
+};
 use baghchal_rules::Record;
 
 use crate::options::{side_to_wire, Opponent, TableOptions};
@@ -51,48 +53,40 @@ pub enum HttpError {
     Unavailable(#[from] TablesError),
 }
 
-impl IntoResponse for HttpError {
-    fn into_response(self) -> Response {
-        let (status, error, field, message) = match self {
+impl HttpError {
+    /// The wire code, the field at fault and a sentence for people.
+    fn parts(self) -> (ApiErrorCode, Option<String>, String) {
+        match self {
             HttpError::InvalidJson(message) => (
-                StatusCode::BAD_REQUEST,
-                "invalid_json",
+                ApiErrorCode::InvalidJson,
                 None,
                 format!("the body is not a JSON object: {message}"),
             ),
             HttpError::TooLarge => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too_large",
+                ApiErrorCode::TooLarge,
                 None,
                 "the body is limited to 16 KiB".into(),
             ),
             HttpError::NotJson => (
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
+                ApiErrorCode::UnsupportedMediaType,
                 None,
                 "send the body as Content-Type: application/json".into(),
             ),
-            HttpError::InvalidField { field, message } => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_field",
-                Some(field),
-                message,
-            ),
+            HttpError::InvalidField { field, message } => {
+                (ApiErrorCode::InvalidField, Some(field), message)
+            }
             HttpError::NotFound => (
-                StatusCode::NOT_FOUND,
-                "not_found",
+                ApiErrorCode::NotFound,
                 None,
                 "there is no such table or game".into(),
             ),
             HttpError::GameNotOver => (
-                StatusCode::CONFLICT,
-                "game_not_over",
+                ApiErrorCode::GameNotOver,
                 None,
                 "the game is still being played; it can be analysed once it is over".into(),
             ),
             HttpError::AnalysisFailed => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "unavailable",
+                ApiErrorCode::Unavailable,
                 None,
                 "the analysis failed; try again".into(),
             ),
@@ -102,24 +96,31 @@ impl IntoResponse for HttpError {
                     TablesError::Full(_) => "the server is full; try again later",
                     _ => "the server failed; try again",
                 };
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    None,
-                    message.into(),
-                )
+                (ApiErrorCode::Unavailable, None, message.into())
             }
-        };
-        (
-            status,
-            Json(ApiError {
-                error: error.into(),
-                field,
-                message,
-            }),
-        )
-            .into_response()
+        }
     }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let (error, field, message) = self.parts();
+        api_error(error, field, message)
+    }
+}
+
+/// An `ApiError` body with its code's status.
+pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) -> Response {
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (
+        status,
+        Json(ApiError {
+            error,
+            field,
+            message,
+        }),
+    )
+        .into_response()
 }
 
 /// Reads a `CreateTable`, naming the field at fault when it is not one.

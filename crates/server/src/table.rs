@@ -37,8 +37,8 @@ pub type ConnId = u64;
 pub enum Outgoing {
     /// A message, serialized once for every receiver.
     Text(Utf8Bytes),
-    /// Close the socket with this code and reason.
-    Close(u16, &'static str),
+    /// Close the socket with this code.
+    Close(wire::CloseCode),
 }
 
 /// The sending half of a connection's queue.
@@ -551,7 +551,7 @@ impl Table {
                     tracing::info!(conn_id = old.id, "seat taken over by a newer connection");
                     let _ = old
                         .outbox
-                        .try_send(Outgoing::Close(4000, "replaced by a newer connection"));
+                        .try_send(Outgoing::Close(wire::CloseCode::Replaced));
                 }
             }
             Member::Spectator => {
@@ -618,14 +618,15 @@ impl Table {
         let Some((member, outbox)) = self.member_of(conn) else {
             return;
         };
-        let reply_error = |code: wire::ErrorCode, reason: Option<&str>, message: String| {
-            let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
-                id: id.clone(),
-                code,
-                reason: reason.map(str::to_owned),
-                message,
-            })));
-        };
+        let reply_error =
+            |code: wire::ErrorCode, reason: Option<wire::IllegalReason>, message: String| {
+                let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
+                    id: id.clone(),
+                    code,
+                    reason,
+                    message,
+                })));
+            };
         let Member::Player(player) = member else {
             reply_error(
                 wire::ErrorCode::Spectator,
@@ -645,7 +646,11 @@ impl Table {
         let intent = match intent {
             Ok(intent) => intent,
             Err(message) => {
-                reply_error(wire::ErrorCode::IllegalAction, Some("notation"), message);
+                reply_error(
+                    wire::ErrorCode::IllegalAction,
+                    Some(wire::IllegalReason::Notation),
+                    message,
+                );
                 return;
             }
         };

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use baghchal_protocol::{self as wire, ClientMessage, ErrorCode, ServerMessage, MAX_FRAME_BYTES};
+use baghchal_protocol::{
+    self as wire, ClientMessage, CloseCode, ErrorCode, ServerMessage, MAX_FRAME_BYTES,
+};
 use futures_util::SinkExt;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::mpsc;
@@ -98,8 +100,8 @@ struct Connection {
 
 /// How a connection ended.
 enum End {
-    /// Close the socket with this code and reason.
-    Close(u16, &'static str),
+    /// Close the socket with this code.
+    Close(CloseCode),
     /// The socket is gone or closed by the client.
     Gone,
 }
@@ -108,13 +110,13 @@ impl Connection {
     async fn run(mut self) {
         tracing::debug!("connected");
         let end = self.serve().await;
-        if let End::Close(code, reason) = end {
-            tracing::info!(code, reason, "closing");
+        if let End::Close(close) = end {
+            tracing::info!(code = close.code(), reason = close.reason(), "closing");
             let _ = self
                 .socket
                 .send(Message::Close(Some(CloseFrame {
-                    code,
-                    reason: Utf8Bytes::from_static(reason),
+                    code: close.code(),
+                    reason: Utf8Bytes::from_static(close.reason()),
                 })))
                 .await;
             let _ = self.socket.flush().await;
@@ -154,23 +156,23 @@ impl Connection {
             };
             tokio::select! {
                 biased;
-                _ = self.shutdown.cancelled() => return End::Close(1001, "server shutting down"),
+                _ = self.shutdown.cancelled() => return End::Close(CloseCode::ShuttingDown),
                 out = outgoing => match out {
                     Some(Outgoing::Text(text)) => {
                         if self.socket.send(Message::Text(text)).await.is_err() {
                             return End::Gone;
                         }
                     }
-                    Some(Outgoing::Close(code, reason)) => return End::Close(code, reason),
+                    Some(Outgoing::Close(code)) => return End::Close(code),
                     // The table dropped this connection: it did not keep up.
-                    None => return End::Close(4001, "too slow"),
+                    None => return End::Close(CloseCode::TooSlow),
                 },
                 incoming = self.socket.recv() => match incoming {
                     None | Some(Ok(Message::Close(_))) => return End::Gone,
                     Some(Err(e)) => {
                         return if is_too_large(&e) {
                             let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
-                            End::Close(1009, "message too big")
+                            End::Close(CloseCode::TooLarge)
                         } else {
                             tracing::debug!(error = %e, "socket error");
                             End::Gone
@@ -179,12 +181,12 @@ impl Connection {
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
                     Some(Ok(message)) if data_len(&message) > MAX_FRAME_BYTES => {
                         let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
-                        return End::Close(1009, "message too big");
+                        return End::Close(CloseCode::TooLarge);
                     }
                     Some(Ok(message)) => {
                         if self.limiter.check().is_err() {
                             let _ = self.send_error(None, ErrorCode::RateLimited, "too many messages".into()).await;
-                            return End::Close(1008, "rate limited");
+                            return End::Close(CloseCode::RateLimited);
                         }
                         if let Some(end) = self.handle(message).await {
                             return end;
@@ -231,7 +233,7 @@ impl Connection {
                 // answer to what was sent before it.
                 Some(joined) => match joined.table.ping(self.conn).await {
                     Ok(()) => None,
-                    Err(_) => Some(End::Close(1001, "server shutting down")),
+                    Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
                 },
                 None => self.send(&ServerMessage::Pong).await,
             },
@@ -309,7 +311,7 @@ impl Connection {
             }
         }
         if self.shutdown.is_cancelled() {
-            return Some(End::Close(1001, "server shutting down"));
+            return Some(End::Close(CloseCode::ShuttingDown));
         }
         self.send_error(
             None,
@@ -345,7 +347,7 @@ impl Connection {
         }
         match joined.table.act(self.conn, id, intent).await {
             Ok(()) => None,
-            Err(_) => Some(End::Close(1001, "server shutting down")),
+            Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
         }
     }
 

@@ -4,7 +4,9 @@
 
 use std::num::NonZeroU32;
 
-use baghchal_protocol::{ClientMessage, ErrorCode, GameRecord, Opponent, ServerMessage};
+use baghchal_protocol::{
+    ClientMessage, ErrorCode, GameRecord, IllegalReason, Opponent, ServerMessage,
+};
 use baghchal_server::ws::RateLimit;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
@@ -16,11 +18,11 @@ use crate::on_both;
 
 /// Sends `message`, then a ping: returns the error the server answered
 /// with, after checking that nothing else (no event) came before the pong.
-async fn refused(client: &mut Client, message: Message) -> (ErrorCode, Option<String>) {
+async fn refused(client: &mut Client, message: Message) -> (ErrorCode, Option<IllegalReason>) {
     client.send_raw(message).await;
     let seen = client.sync().await;
     match seen.as_slice() {
-        [ServerMessage::Error { code, reason, .. }] => (*code, reason.clone()),
+        [ServerMessage::Error { code, reason, .. }] => (*code, *reason),
         other => panic!("expected one error, got {other:?}"),
     }
 }
@@ -52,7 +54,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
     seated.guest.sync().await;
     let host = &mut seated.host;
 
-    let cases: Vec<(Message, ErrorCode, Option<&str>)> = vec![
+    let cases: Vec<(Message, ErrorCode, Option<IllegalReason>)> = vec![
         (
             Message::text("this is not JSON"),
             ErrorCode::InvalidMessage,
@@ -82,17 +84,17 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         (
             action("a", "b2"),
             ErrorCode::IllegalAction,
-            Some("occupied"),
+            Some(IllegalReason::Occupied),
         ),
         (
             action("b", "z9"),
             ErrorCode::IllegalAction,
-            Some("notation"),
+            Some(IllegalReason::Notation),
         ),
         (
             action("c", "c1-c2"),
             ErrorCode::IllegalAction,
-            Some("must_place"),
+            Some(IllegalReason::MustPlace),
         ),
         (action("", "c1"), ErrorCode::InvalidId, None),
         (action(&"x".repeat(65), "c1"), ErrorCode::InvalidId, None),
@@ -120,7 +122,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         let shown = format!("{message:?}");
         let (got, got_reason) = refused(host, message).await;
         assert_eq!(got, code, "{shown}");
-        assert_eq!(got_reason.as_deref(), reason, "{shown}");
+        assert_eq!(got_reason, reason, "{shown}");
     }
     // Out of turn: the tigers play while it is the goats' move.
     let (code, _) = refused(&mut seated.guest, action("d", "b2-b3")).await;
@@ -346,7 +348,10 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
         .await;
         assert_eq!(status, 415, "{headers:?}");
         let error: baghchal_protocol::ApiError = serde_json::from_str(&body).unwrap();
-        assert_eq!(error.error, "unsupported_media_type");
+        assert_eq!(
+            error.error,
+            baghchal_protocol::ApiErrorCode::UnsupportedMediaType
+        );
     }
     for path in [
         "/t/..%2f..%2fCargo.toml",
