@@ -42,8 +42,8 @@
 
 /**
  * Why the HTTP API refused a request (the protocol crate's `ApiErrorCode`).
- * @typedef {'invalid_json' | 'not_found' | 'game_not_over' | 'too_large'
- *   | 'unsupported_media_type' | 'invalid_field' | 'unavailable'} ApiErrorCode
+ * @typedef {'invalid_json' | 'forbidden_origin' | 'not_found' | 'game_not_over' | 'too_large'
+ *   | 'unsupported_media_type' | 'invalid_field' | 'rate_limited' | 'unavailable'} ApiErrorCode
  */
 
 /**

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use baghchal_server::client_limit::TableLimit;
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use tracing_subscriber::EnvFilter;
@@ -38,6 +39,20 @@ pub struct Args {
     /// Messages a websocket may send at once.
     #[arg(long, env = "BAGHCHAL_WS_BURST", default_value_t = RateLimit::default().burst)]
     ws_burst: NonZeroU32,
+    /// Origins besides the public URL's whose pages may create tables and
+    /// open sockets (comma-separated, e.g. https://other.example).
+    #[arg(long, env = "BAGHCHAL_ALLOW_ORIGIN", value_delimiter = ',')]
+    allow_origin: Vec<String>,
+    /// Tables one client address may create at once.
+    #[arg(long, env = "BAGHCHAL_TABLE_BURST", default_value_t = TableLimit::default().burst)]
+    table_burst: NonZeroU32,
+    /// Tables one client address may create per minute (after its burst).
+    #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
+    tables_per_minute: NonZeroU32,
+    /// Take the client's address from the last X-Forwarded-For entry: only
+    /// behind a proxy that sets it and is the only way in.
+    #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
+    trust_proxy: bool,
     /// The movement-phase tablebase (default: baghchal.tb when it exists).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]
     tablebase: Option<PathBuf>,
@@ -60,8 +75,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("binding {}", args.addr))?;
         let addr = listener.local_addr()?;
+        let mut allow_origins = args.allow_origin;
+        if args.public_url.is_none() && addr.ip().is_loopback() {
+            // A local server is reached by either loopback name.
+            let port = addr.port();
+            allow_origins.extend([
+                format!("http://localhost:{port}"),
+                format!("http://127.0.0.1:{port}"),
+                format!("http://[::1]:{port}"),
+            ]);
+        }
         let public_url = args.public_url.unwrap_or_else(|| format!("http://{addr}"));
         let mut config = Config::new(args.database_url, public_url);
+        config.allow_origins = allow_origins;
+        config.table_limit = TableLimit {
+            burst: args.table_burst,
+            per_minute: args.tables_per_minute,
+        };
+        config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;
         config.bot = Arc::new(engine);
         config.rate = RateLimit {

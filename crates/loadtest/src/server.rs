@@ -49,6 +49,8 @@ impl ServerProcess {
             .arg("127.0.0.1:0")
             .arg("--database-url")
             .arg(format!("sqlite://{}?mode=rwc", database.display()))
+            // Every table comes from this one address.
+            .args(["--table-burst", "1000000", "--tables-per-minute", "1000000"])
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -172,6 +172,8 @@ pub struct TableCreated {
 pub enum ApiErrorCode {
     /// 400: the body is not one JSON object.
     InvalidJson,
+    /// 403: the request came from a page of another origin.
+    ForbiddenOrigin,
     /// 404: no such table or game.
     NotFound,
     /// 409: the game is still being played.
@@ -182,6 +184,8 @@ pub enum ApiErrorCode {
     UnsupportedMediaType,
     /// 422: a field is missing, unknown, mistyped or out of range.
     InvalidField,
+    /// 429: too many tables created from one address; see `Retry-After`.
+    RateLimited,
     /// 503: the server is full, or failed; try again.
     Unavailable,
 }
@@ -195,11 +199,13 @@ impl ApiErrorCode {
     pub const fn status(self) -> u16 {
         match self {
             ApiErrorCode::InvalidJson => 400,
+            ApiErrorCode::ForbiddenOrigin => 403,
             ApiErrorCode::NotFound => 404,
             ApiErrorCode::GameNotOver => 409,
             ApiErrorCode::TooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
             ApiErrorCode::InvalidField => 422,
+            ApiErrorCode::RateLimited => 429,
             ApiErrorCode::Unavailable => 503,
         }
     }

@@ -704,11 +704,13 @@ fn the_page_knows_every_close_code_by_the_same_number() {
 fn every_api_error_code_names_a_distinct_client_error_status() {
     let codes = [
         ApiErrorCode::InvalidJson,
+        ApiErrorCode::ForbiddenOrigin,
         ApiErrorCode::NotFound,
         ApiErrorCode::GameNotOver,
         ApiErrorCode::TooLarge,
         ApiErrorCode::UnsupportedMediaType,
         ApiErrorCode::InvalidField,
+        ApiErrorCode::RateLimited,
         ApiErrorCode::Unavailable,
     ];
     let statuses: BTreeSet<u16> = codes.iter().map(|c| c.status()).collect();

@@ -1,12 +1,13 @@
 //! The HTTP API: create a table, read or analyse a game, health.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{
@@ -14,6 +15,7 @@ use baghchal_protocol::{
 };
 use baghchal_rules::Record;
 
+use crate::client_limit::client_address;
 use crate::options::{side_to_wire, Opponent, TableOptions};
 use crate::tables::TablesError;
 use crate::AppState;
@@ -28,6 +30,12 @@ pub enum HttpError {
     /// The body is too large.
     #[error("the body is too large")]
     TooLarge,
+    /// The request comes from a page of another origin.
+    #[error("forbidden origin")]
+    ForbiddenOrigin,
+    /// The client created too many tables; it may try again after this.
+    #[error("too many tables")]
+    TooManyTables(std::time::Duration),
     /// The request does not say its body is JSON.
     #[error("the body is not declared as JSON")]
     NotJson,
@@ -67,6 +75,19 @@ impl HttpError {
                 None,
                 "the body is limited to 16 KiB".into(),
             ),
+            HttpError::ForbiddenOrigin => (
+                ApiErrorCode::ForbiddenOrigin,
+                None,
+                "pages of other sites cannot use this server".into(),
+            ),
+            HttpError::TooManyTables(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "too many tables from this address; try again in {} s",
+                    retry_after(wait)
+                ),
+            ),
             HttpError::NotJson => (
                 ApiErrorCode::UnsupportedMediaType,
                 None,
@@ -104,9 +125,24 @@ impl HttpError {
 
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
+        let wait = match &self {
+            HttpError::TooManyTables(wait) => Some(retry_after(*wait)),
+            _ => None,
+        };
         let (error, field, message) = self.parts();
-        api_error(error, field, message)
+        let mut response = api_error(error, field, message);
+        if let Some(seconds) = wait {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
+}
+
+/// Whole seconds to wait, at least one.
+fn retry_after(wait: std::time::Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
 }
 
 /// An `ApiError` body with its code's status.
@@ -175,14 +211,23 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// `POST /api/tables`.
 pub async fn create_table(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<TableCreated>), HttpError> {
+    if !state.origins.admits(&headers) {
+        return Err(HttpError::ForbiddenOrigin);
+    }
     if !is_json(&headers) {
         return Err(HttpError::NotJson);
     }
     let body = body.map_err(|_| HttpError::TooLarge)?;
     let options = parse_request(&body)?;
+    let client = client_address(peer, &headers, state.trust_proxy);
+    state
+        .creation_limit
+        .check(client)
+        .map_err(HttpError::TooManyTables)?;
     let created = state.tables.create(options).await?;
     let base = format!("{}/t/{}", state.public_url, created.id);
     let link = |kind: &str, token: &Option<crate::token::Token>| {

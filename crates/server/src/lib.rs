@@ -13,8 +13,11 @@
 #![warn(missing_docs)]
 
 pub mod bot;
+pub mod client_limit;
+pub mod headers;
 pub mod http;
 pub mod options;
+pub mod origin;
 pub mod play;
 pub mod storage;
 pub mod table;
@@ -23,12 +26,13 @@ pub mod token;
 pub mod ws;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, Path, Request, State, WebSocketUpgrade};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -66,6 +70,15 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// When a silent socket is pinged, and when it is given up.
+    pub liveness: ws::Liveness,
+    /// Origins besides the public URL's whose pages may use the API.
+    pub allow_origins: Vec<String>,
+    /// The table-creation budget of one client address.
+    pub table_limit: client_limit::TableLimit,
+    /// Whether a proxy in front sets `X-Forwarded-For` (the client's
+    /// address is then the last one in it).
+    pub trust_proxy: bool,
 }
 
 impl Config {
@@ -84,6 +97,10 @@ impl Config {
             max_tables: 100_000,
             idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
+            liveness: ws::Liveness::default(),
+            allow_origins: Vec::new(),
+            table_limit: client_limit::TableLimit::default(),
+            trust_proxy: false,
         }
     }
 }
@@ -103,6 +120,14 @@ pub struct AppState {
     pub sockets: TaskTracker,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// When a silent socket is pinged, and when it is given up.
+    pub liveness: ws::Liveness,
+    /// The origins whose pages may create tables and open sockets.
+    pub origins: Arc<origin::Origins>,
+    /// Tables created per client address.
+    pub creation_limit: client_limit::CreationLimit,
+    /// Whether to take the client's address from `X-Forwarded-For`.
+    pub trust_proxy: bool,
     /// The computer, for post-game analysis.
     pub computer: Computer,
     /// Analyses of finished games, which never change.
@@ -121,12 +146,15 @@ pub enum StartError {
     /// The listener.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// An allowed origin or the public URL is not an origin.
+    #[error(transparent)]
+    Origin(#[from] origin::BadOrigin),
 }
 
 /// The routes.
 pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
     let index = ServeFile::new(static_dir.join("index.html"));
-    Router::new()
+    let router = Router::new()
         .route("/api/tables", post(http::create_table))
         .route("/api/tables/{table}/games/{game}", get(http::game_record))
         .route(
@@ -148,18 +176,28 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
                 },
             ),
         )
-        .fallback_service(ServeDir::new(static_dir))
+        .fallback_service(ServeDir::new(static_dir));
+    let public_url = state.public_url.clone();
+    headers::with_security_headers(router, &public_url)
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
 
-async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+async fn websocket(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if !state.origins.admits(&headers) {
+        return http::HttpError::ForbiddenOrigin.into_response();
+    }
     let AppState {
         tables,
         shutdown,
         sockets,
         rate,
+        liveness,
         ..
     } = state;
     upgrade
@@ -171,7 +209,9 @@ async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> 
         // (the read buffer grows for a larger frame, up to the limit).
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, tables, rate, shutdown)))
+        .on_upgrade(move |socket| {
+            sockets.track_future(ws::serve(socket, tables, rate, liveness, shutdown))
+        })
 }
 
 /// Opens the database, resumes the unfinished tables and serves on
@@ -182,6 +222,8 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    let public_url: Arc<str> = Arc::from(config.public_url.trim_end_matches('/'));
+    let origins = Arc::new(origin::Origins::new(&public_url, &config.allow_origins)?);
     let storage = Storage::connect(&config.database_url).await?;
     let computer = Computer::new(config.bot.clone(), config.bot_threads);
     let tables = Tables::new(
@@ -198,16 +240,24 @@ pub async fn run(
     let state = AppState {
         tables: tables.clone(),
         storage: storage.clone(),
-        public_url: Arc::from(config.public_url.trim_end_matches('/')),
+        public_url,
         shutdown: token.clone(),
         sockets: sockets.clone(),
         rate: config.rate,
+        liveness: config.liveness,
+        origins,
+        creation_limit: client_limit::CreationLimit::new(config.table_limit),
+        trust_proxy: config.trust_proxy,
         computer,
         analyses: http::AnalysisCache::default(),
     };
     let router = app(state, &config.static_dir);
     let signal = token.clone();
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+    let server = axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
         shutdown.await;
         tracing::info!("shutting down");
         signal.cancel();

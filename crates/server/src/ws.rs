@@ -5,6 +5,8 @@ use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use baghchal_protocol::{
     self as wire, ClientMessage, CloseCode, ErrorCode, ServerMessage, MAX_FRAME_BYTES,
@@ -48,6 +50,28 @@ pub const READ_LIMIT_BYTES: usize = 4 * MAX_FRAME_BYTES;
 /// How long a closing socket waits for the client's answering close frame.
 const CLOSE_DRAIN: Duration = Duration::from_secs(3);
 
+/// When the server pings a silent client, and when it gives up on one.
+/// Browsers and websocket libraries answer pings by themselves, so only a
+/// dead connection (or a client that stopped reading) stays silent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Liveness {
+    /// A socket that sent nothing for this long is pinged.
+    pub ping_after: Duration,
+    /// A socket that sent nothing for this long, not even a pong, is
+    /// closed with 4002.
+    pub give_up_after: Duration,
+}
+
+impl Default for Liveness {
+    /// A ping after 20 s of silence; closed after 60 s.
+    fn default() -> Liveness {
+        Liveness {
+            ping_after: Duration::from_secs(20),
+            give_up_after: Duration::from_secs(60),
+        }
+    }
+}
+
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Serves one websocket until either side closes it or the server stops.
@@ -55,6 +79,7 @@ pub async fn serve(
     socket: WebSocket,
     tables: Tables,
     rate: RateLimit,
+    liveness: Liveness,
     shutdown: CancellationToken,
 ) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
@@ -65,6 +90,7 @@ pub async fn serve(
         tables,
         shutdown,
         limiter: RateLimiter::direct(Quota::per_second(rate.per_second).allow_burst(rate.burst)),
+        liveness,
         joined: None,
     }
     .run()
@@ -94,6 +120,8 @@ struct Connection {
     shutdown: CancellationToken,
     /// The per-connection message budget.
     limiter: DefaultDirectRateLimiter,
+    /// When to ping, and when to give up.
+    liveness: Liveness,
     /// The table, once `hello` succeeded.
     joined: Option<Joined>,
 }
@@ -147,7 +175,17 @@ impl Connection {
     }
 
     async fn serve(&mut self) -> End {
+        let mut heard = Instant::now();
+        let mut pinged = false;
         loop {
+            // The next look at a silent socket: time to ping it, or (once
+            // pinged) to give up on it.
+            let check = heard
+                + if pinged {
+                    self.liveness.give_up_after
+                } else {
+                    self.liveness.ping_after
+                };
             let outgoing = async {
                 match &mut self.joined {
                     Some(joined) => joined.inbox.recv().await,
@@ -157,6 +195,16 @@ impl Connection {
             tokio::select! {
                 biased;
                 _ = self.shutdown.cancelled() => return End::Close(CloseCode::ShuttingDown),
+                () = tokio::time::sleep_until(check) => {
+                    if pinged {
+                        tracing::info!("no answer to pings");
+                        return End::Close(CloseCode::Unresponsive);
+                    }
+                    pinged = true;
+                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
+                        return End::Gone;
+                    }
+                }
                 out = outgoing => match out {
                     Some(Outgoing::Text(text)) => {
                         if self.socket.send(Message::Text(text)).await.is_err() {
@@ -167,7 +215,10 @@ impl Connection {
                     // The table dropped this connection: it did not keep up.
                     None => return End::Close(CloseCode::TooSlow),
                 },
-                incoming = self.socket.recv() => match incoming {
+                incoming = self.socket.recv() => {
+                heard = Instant::now();
+                pinged = false;
+                match incoming {
                     None | Some(Ok(Message::Close(_))) => return End::Gone,
                     Some(Err(e)) => {
                         return if is_too_large(&e) {
@@ -192,7 +243,7 @@ impl Connection {
                             return end;
                         }
                     }
-                },
+                }},
             }
         }
     }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
+use baghchal_server::client_limit::TableLimit;
 use baghchal_server::table::Pace;
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
@@ -127,6 +128,11 @@ impl TestServer {
         config.rate = RateLimit {
             burst: NonZeroU32::new(100_000).unwrap(),
             per_second: NonZeroU32::new(100_000).unwrap(),
+        };
+        // Every test's tables come from 127.0.0.1.
+        config.table_limit = TableLimit {
+            burst: NonZeroU32::new(100_000).unwrap(),
+            per_minute: NonZeroU32::new(100_000).unwrap(),
         };
         config
     }

@@ -12,4 +12,5 @@ mod computer;
 mod endings;
 mod friend;
 mod reconnect;
+mod security;
 mod spectators;
