@@ -53,6 +53,10 @@ pub struct Args {
     /// behind a proxy that sets it and is the only way in.
     #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
     trust_proxy: bool,
+    /// Serve /metrics on this address instead of the main one (e.g. a
+    /// private 127.0.0.1:9090).
+    #[arg(long, env = "BAGHCHAL_METRICS_ADDR")]
+    metrics_addr: Option<SocketAddr>,
     /// The movement-phase tablebase (default: baghchal.tb when it exists).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]
     tablebase: Option<PathBuf>,
@@ -94,14 +98,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;
+        baghchal_server::stats::tablebase_ready(engine.tablebase().is_some());
         config.bot = Arc::new(engine);
         config.rate = RateLimit {
             burst: args.ws_burst,
             per_second: args.ws_rate,
         };
+        let metrics = match args.metrics_addr {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .with_context(|| format!("binding {at} for the metrics"))?,
+            ),
+            None => None,
+        };
         // Harnesses read this line to find a server started on port 0.
         println!("listening on http://{addr}");
-        baghchal_server::run(listener, config, shutdown_signal()).await?;
+        baghchal_server::run_with_metrics(listener, metrics, config, shutdown_signal()).await?;
         Ok(())
     })
 }

@@ -224,10 +224,10 @@ pub async fn create_table(
     let body = body.map_err(|_| HttpError::TooLarge)?;
     let options = parse_request(&body)?;
     let client = client_address(peer, &headers, state.trust_proxy);
-    state
-        .creation_limit
-        .check(client)
-        .map_err(HttpError::TooManyTables)?;
+    state.creation_limit.check(client).map_err(|wait| {
+        crate::stats::tables_rate_limited();
+        HttpError::TooManyTables(wait)
+    })?;
     let created = state.tables.create(options).await?;
     let base = format!("{}/t/{}", state.public_url, created.id);
     let link = |kind: &str, token: &Option<crate::token::Token>| {
@@ -342,6 +342,18 @@ pub async fn healthz(State(state): State<AppState>) -> (StatusCode, &'static str
             (StatusCode::SERVICE_UNAVAILABLE, "database unavailable")
         }
     }
+}
+
+/// `GET /metrics`: the Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        crate::stats::render(state.tables.open_count()),
+    )
+        .into_response()
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod http;
 pub mod options;
 pub mod origin;
 pub mod play;
+pub mod stats;
 pub mod storage;
 pub mod table;
 pub mod tables;
@@ -215,13 +216,25 @@ async fn websocket(
 }
 
 /// Opens the database, resumes the unfinished tables and serves on
-/// `listener` until `shutdown` completes; then closes every socket with a
-/// close frame and returns.
+/// `listener` (`/metrics` included) until `shutdown` completes; then
+/// closes every socket with a close frame and returns.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    run_with_metrics(listener, None, config, shutdown).await
+}
+
+/// [`run`], with `/metrics` served on `metrics` instead of `listener` when
+/// it is given (an address an operator keeps private).
+pub async fn run_with_metrics(
+    listener: TcpListener,
+    metrics: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
+    stats::handle();
     let public_url: Arc<str> = Arc::from(config.public_url.trim_end_matches('/'));
     let origins = Arc::new(origin::Origins::new(&public_url, &config.allow_origins)?);
     let storage = Storage::connect(&config.database_url).await?;
@@ -251,7 +264,36 @@ pub async fn run(
         computer,
         analyses: http::AnalysisCache::default(),
     };
-    let router = app(state, &config.static_dir);
+    let metrics_router = Router::new()
+        .route("/metrics", get(http::metrics))
+        .with_state(state.clone());
+    let mut router = app(state, &config.static_dir);
+    let background = TaskTracker::new();
+    match metrics {
+        Some(listener) => {
+            tracing::info!(addr = ?listener.local_addr().ok(), "metrics on their own address");
+            let stop = token.clone();
+            background.spawn(async move {
+                let served = axum::serve(listener, metrics_router)
+                    .with_graceful_shutdown(stop.cancelled_owned())
+                    .await;
+                if let Err(e) = served {
+                    tracing::error!(error = %e, "the metrics listener failed");
+                }
+            });
+        }
+        None => router = router.merge(metrics_router),
+    }
+    let stop = token.clone();
+    background.spawn(async move {
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => break,
+                () = tokio::time::sleep(stats::UPKEEP_EVERY) => stats::upkeep(),
+            }
+        }
+    });
+    background.close();
     let signal = token.clone();
     let server = axum::serve(
         listener,
@@ -271,6 +313,7 @@ pub async fn run(
     {
         tracing::warn!("some sockets did not close in time");
     }
+    background.wait().await;
     tables.close_all();
     storage.close().await;
     tracing::info!("stopped");

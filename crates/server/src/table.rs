@@ -620,6 +620,7 @@ impl Table {
         };
         let reply_error =
             |code: wire::ErrorCode, reason: Option<wire::IllegalReason>, message: String| {
+                crate::stats::action_refused(code);
                 let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
                     id: id.clone(),
                     code,
@@ -663,7 +664,9 @@ impl Table {
                 return;
             }
         };
-        if !self.commit(event, Some(player), id.as_deref()).await {
+        if self.commit(event, Some(player), id.as_deref()).await {
+            crate::stats::action_accepted();
+        } else {
             reply_error(
                 wire::ErrorCode::Internal,
                 None,

@@ -107,6 +107,11 @@ impl Tables {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// How many tables are in memory now.
+    pub fn open_count(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Creates, stores and opens a table.
     pub async fn create(&self, options: TableOptions) -> Result<CreatedTable, TablesError> {
         if self.lock().len() >= self.inner.max_open {

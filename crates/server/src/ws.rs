@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::play::Intent;
+use crate::stats::{self, SocketRole};
 use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
 use crate::tables::Tables;
 
@@ -92,6 +93,7 @@ pub async fn serve(
         limiter: RateLimiter::direct(Quota::per_second(rate.per_second).allow_burst(rate.burst)),
         liveness,
         joined: None,
+        role: Counted::new(SocketRole::Unjoined),
     }
     .run()
     .instrument(span)
@@ -124,6 +126,31 @@ struct Connection {
     liveness: Liveness,
     /// The table, once `hello` succeeded.
     joined: Option<Joined>,
+    /// This socket in the socket gauge.
+    role: Counted,
+}
+
+/// A socket counted in the `baghchal_sockets` gauge under its role, until
+/// it is dropped.
+struct Counted(SocketRole);
+
+impl Counted {
+    fn new(role: SocketRole) -> Counted {
+        stats::socket_moved(None, Some(role));
+        Counted(role)
+    }
+
+    /// Counts the socket under `role` from now on.
+    fn take(&mut self, role: SocketRole) {
+        stats::socket_moved(Some(self.0), Some(role));
+        self.0 = role;
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        stats::socket_moved(Some(self.0), None);
+    }
 }
 
 /// How a connection ended.
@@ -140,6 +167,7 @@ impl Connection {
         let end = self.serve().await;
         if let End::Close(close) = end {
             tracing::info!(code = close.code(), reason = close.reason(), "closing");
+            stats::closed(close);
             let _ = self
                 .socket
                 .send(Message::Close(Some(CloseFrame {
@@ -342,6 +370,10 @@ impl Connection {
             match table.join(self.conn, token.clone(), since, outbox).await {
                 Ok(Ok(member)) => {
                     tracing::Span::current().record("table_id", table_id.as_str());
+                    self.role.take(match member {
+                        Member::Player(_) => SocketRole::Player,
+                        Member::Spectator => SocketRole::Spectator,
+                    });
                     self.joined = Some(Joined {
                         table,
                         member,

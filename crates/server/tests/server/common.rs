@@ -138,11 +138,16 @@ impl TestServer {
     }
 
     pub async fn start_with(config: Config) -> TestServer {
+        TestServer::start_serving(config, None).await
+    }
+
+    /// A server with `/metrics` on `metrics` instead of its main address.
+    pub async fn start_serving(config: Config, metrics: Option<TcpListener>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            baghchal_server::run(listener, config, async {
+            baghchal_server::run_with_metrics(listener, metrics, config, async {
                 let _ = stopped.await;
             })
             .await

@@ -11,6 +11,7 @@ mod bad_input;
 mod computer;
 mod endings;
 mod friend;
+mod metrics;
 mod reconnect;
 mod security;
 mod spectators;
