@@ -30,9 +30,10 @@ pub struct Args {
     /// The log filter, e.g. info or baghchal_server=debug.
     #[arg(long = "log", env = "RUST_LOG", default_value = "info")]
     log: String,
-    /// The page's files.
-    #[arg(long, env = "BAGHCHAL_STATIC_DIR", default_value = "static")]
-    static_dir: PathBuf,
+    /// Serve the page's files from this directory (for development)
+    /// instead of the copy built into the binary.
+    #[arg(long, env = "BAGHCHAL_STATIC_DIR")]
+    static_dir: Option<PathBuf>,
     /// Messages a websocket may send per second (after its burst).
     #[arg(long, env = "BAGHCHAL_WS_RATE", default_value_t = RateLimit::default().per_second)]
     ws_rate: NonZeroU32,

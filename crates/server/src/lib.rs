@@ -18,6 +18,7 @@ pub mod headers;
 pub mod http;
 pub mod options;
 pub mod origin;
+pub mod page;
 pub mod play;
 pub mod stats;
 pub mod storage;
@@ -32,8 +33,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, Path, Request, State, WebSocketUpgrade};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{DefaultBodyLimit, State, WebSocketUpgrade};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -41,8 +42,6 @@ use baghchal_protocol::MAX_FRAME_BYTES;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tower::ServiceExt;
-use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
 use crate::bot::{Bot, Computer};
@@ -57,8 +56,9 @@ pub struct Config {
     pub database_url: String,
     /// The base of the links handed out, e.g. `https://baghchal.example`.
     pub public_url: String,
-    /// The page's files.
-    pub static_dir: PathBuf,
+    /// The page's files on disk, for development; `None` serves the copy
+    /// in the binary.
+    pub static_dir: Option<PathBuf>,
     /// The computer player.
     pub bot: Arc<dyn Bot>,
     /// Positions the computer may think about at once.
@@ -89,7 +89,7 @@ impl Config {
         Config {
             database_url: database_url.into(),
             public_url: public_url.into(),
-            static_dir: PathBuf::from("static"),
+            static_dir: None,
             bot: Arc::new(baghchal_engine::Engine::new()),
             bot_threads: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -152,9 +152,9 @@ pub enum StartError {
     Origin(#[from] origin::BadOrigin),
 }
 
-/// The routes.
-pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
-    let index = ServeFile::new(static_dir.join("index.html"));
+/// The routes. The page comes from `static_dir` when given, else from
+/// the binary.
+pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
     let router = Router::new()
         .route("/api/tables", post(http::create_table))
         .route("/api/tables/{table}/games/{game}", get(http::game_record))
@@ -164,20 +164,7 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         )
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
-        .route_service("/", index.clone())
-        .route(
-            "/t/{table}",
-            get(
-                move |Path(table): Path<String>, request: Request| async move {
-                    // Only a table id is a table's page.
-                    if !token::is_table_id(&table) {
-                        return StatusCode::NOT_FOUND.into_response();
-                    }
-                    index.oneshot(request).await.into_response()
-                },
-            ),
-        )
-        .fallback_service(ServeDir::new(static_dir));
+        .merge(page::router(static_dir));
     let public_url = state.public_url.clone();
     headers::with_security_headers(router, &public_url)
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
@@ -267,7 +254,7 @@ pub async fn run_with_metrics(
     let metrics_router = Router::new()
         .route("/metrics", get(http::metrics))
         .with_state(state.clone());
-    let mut router = app(state, &config.static_dir);
+    let mut router = app(state, config.static_dir.as_deref());
     let background = TaskTracker::new();
     match metrics {
         Some(listener) => {

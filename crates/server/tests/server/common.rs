@@ -229,8 +229,12 @@ pub async fn http_with(
         .await
         .expect("an HTTP answer")
         .unwrap();
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let (head, rest) = response.split_once("\r\n\r\n").unwrap();
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let rest = &response[split + 4..];
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     let chunked = head
         .to_ascii_lowercase()
@@ -238,20 +242,25 @@ pub async fn http_with(
     let body = if chunked {
         dechunk(rest)
     } else {
-        rest.to_owned()
+        rest.to_vec()
     };
-    (status, head.to_owned(), body)
+    // A compressed body is not text; it is shown lossily.
+    (status, head, String::from_utf8_lossy(&body).into_owned())
 }
 
-fn dechunk(mut text: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = text.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 {
+fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(line) = bytes.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&bytes[..line])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok())
+            .unwrap_or(0);
+        let rest = &bytes[line + 2..];
+        if size == 0 || rest.len() < size {
             break;
         }
-        out.push_str(&rest[..size]);
-        text = rest[size..].trim_start_matches("\r\n");
+        out.extend_from_slice(&rest[..size]);
+        bytes = rest[size..].strip_prefix(b"\r\n").unwrap_or(&rest[size..]);
     }
     out
 }

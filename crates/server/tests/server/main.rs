@@ -12,6 +12,7 @@ mod computer;
 mod endings;
 mod friend;
 mod metrics;
+mod page;
 mod reconnect;
 mod security;
 mod spectators;

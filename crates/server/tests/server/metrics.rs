@@ -13,7 +13,10 @@ use crate::common::{http_with, request, Seated, TestDb, TestServer};
 /// that every line is a comment or a sample with a number.
 fn samples(text: &str) -> BTreeMap<String, f64> {
     let mut samples = BTreeMap::new();
-    for line in text.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+    for line in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
         let (series, value) = line
             .rsplit_once(' ')
             .unwrap_or_else(|| panic!("not a sample: {line}"));
@@ -28,7 +31,11 @@ fn samples(text: &str) -> BTreeMap<String, f64> {
 async fn scrape(addr: std::net::SocketAddr) -> BTreeMap<String, f64> {
     let (status, head, body) = http_with(addr, "GET", "/metrics", &[], "").await;
     assert_eq!(status, 200, "{body}");
-    assert!(head.to_ascii_lowercase().contains("content-type: text/plain"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: text/plain"),
+        "{head}"
+    );
     samples(&body)
 }
 
@@ -36,7 +43,10 @@ fn at_least(samples: &BTreeMap<String, f64>, series: &str, floor: f64) {
     let value = samples
         .get(series)
         .unwrap_or_else(|| panic!("no {series} in {samples:#?}"));
-    assert!(*value >= floor, "{series} = {value}, expected at least {floor}");
+    assert!(
+        *value >= floor,
+        "{series} = {value}, expected at least {floor}"
+    );
 }
 
 #[tokio::test]
@@ -51,14 +61,22 @@ async fn metrics_count_tables_sockets_actions_and_commits() {
     let samples = scrape(server.addr).await;
     at_least(&samples, "baghchal_tables_open", 1.0);
     at_least(&samples, r#"baghchal_sockets{role="player"}"#, 2.0);
-    at_least(&samples, r#"baghchal_actions_total{outcome="accepted"}"#, 1.0);
+    at_least(
+        &samples,
+        r#"baghchal_actions_total{outcome="accepted"}"#,
+        1.0,
+    );
     at_least(
         &samples,
         r#"baghchal_actions_total{outcome="illegal_action"}"#,
         1.0,
     );
     at_least(&samples, "baghchal_commit_seconds_count", 1.0);
-    at_least(&samples, r#"baghchal_commit_seconds_bucket{le="+Inf"}"#, 1.0);
+    at_least(
+        &samples,
+        r#"baghchal_commit_seconds_bucket{le="+Inf"}"#,
+        1.0,
+    );
     at_least(&samples, "baghchal_commit_batch_size_count", 1.0);
     server.stop().await;
 }
