@@ -100,6 +100,39 @@ function svg(tag, attrs = {}) {
   return el;
 }
 
+/** The pieces' drawings, shared by every board (and the eaten goats' pile). */
+const SYMBOLS = `
+      <defs>
+        <symbol id="tiger-piece" viewBox="-40 -40 80 80" overflow="visible">
+          <circle r="37" class="tiger-body"/>
+          <circle cx="-24" cy="-27" r="9" class="tiger-ear"/>
+          <circle cx="24" cy="-27" r="9" class="tiger-ear"/>
+          <circle r="37" class="tiger-body"/>
+          <path d="M-6 -36 L0 -22 L6 -36 M-22 -28 L-12 -18 M22 -28 L12 -18 M-37 -4 L-22 0 M-36 10 L-22 8 M37 -4 L22 0 M36 10 L22 8" class="tiger-stripe"/>
+          <ellipse cx="-12" cy="-6" rx="5" ry="6" class="tiger-eye"/>
+          <ellipse cx="12" cy="-6" rx="5" ry="6" class="tiger-eye"/>
+          <path d="M-7 10 L7 10 L0 17 Z" class="tiger-nose"/>
+        </symbol>
+        <symbol id="goat-piece" viewBox="-40 -40 80 80" overflow="visible">
+          <path d="M-14 -20 C-26 -34 -34 -26 -30 -14 M14 -20 C26 -34 34 -26 30 -14" class="goat-horn"/>
+          <circle r="27" class="goat-body"/>
+          <ellipse cx="-9" cy="-4" rx="3.5" ry="4.5" class="goat-eye"/>
+          <ellipse cx="9" cy="-4" rx="3.5" ry="4.5" class="goat-eye"/>
+          <path d="M-6 12 Q0 17 6 12" class="goat-mouth"/>
+        </symbol>
+      </defs>`;
+
+/**
+ * Puts the pieces' drawings in the document once, so that each board's
+ * pieces refer to the same ids.
+ */
+export function ensureSymbols() {
+  if (document.getElementById('board-symbols')) return;
+  const holder = /** @type {SVGSVGElement} */ (svg('svg', { id: 'board-symbols', width: 0, height: 0, 'aria-hidden': 'true', focusable: 'false', class: 'symbols' }));
+  holder.innerHTML = SYMBOLS;
+  document.body.prepend(holder);
+}
+
 /** @param {string} sq */
 function translate(sq) {
   const { x, y } = coords(sq);
@@ -121,14 +154,36 @@ function reducedMotion() {
  * @property {boolean} hints in `watch` mode, show where the side to move can go
  */
 
+/**
+ * An arrow drawn over the board: an action (`b2-c3`, `a1xc3`; a placement
+ * `c3` is drawn as a ring on its point), in one of the arrow styles.
+ * @typedef {object} Arrow
+ * @property {string} action
+ * @property {'best' | 'played' | 'hint'} kind `best`: the engine's preferred
+ *   action; `played`: the action played; `hint`: any other
+ */
+
+/**
+ * How a board is made.
+ * @typedef {object} BoardOptions
+ * @property {boolean} [interactive] with a button per point (the default);
+ *   without, a picture: one image named by `label`
+ * @property {string} [label] the picture's accessible name
+ */
+
 export class Board {
   /**
    * @param {HTMLElement} root an empty element the board fills
    * @param {(action: string) => void} onAction called with the chosen action
+   * @param {BoardOptions} [options]
    */
-  constructor(root, onAction) {
+  constructor(root, onAction, options = {}) {
     this.root = root;
     this.onAction = onAction;
+    this.interactive = options.interactive !== false;
+    this.label = options.label || '';
+    /** @type {Arrow[]} */
+    this.arrows = [];
     /** @type {Map<string, SVGElement>} the piece element on each point */
     this.pieceEls = new Map();
     /** @type {Map<string, Piece>} */
@@ -145,37 +200,23 @@ export class Board {
     this.dotLayer = svg('g', { class: 'dot-layer' });
     this.pieceLayer = svg('g', { class: 'piece-layer' });
     this.markLayer = svg('g', { class: 'mark-layer' });
+    this.arrowLayer = svg('g', { class: 'arrow-layer' });
     this.grid = document.createElement('div');
     /** @type {{sq: string, pointer: number, x: number, y: number, moving: boolean} | null} a piece being dragged */
     this.drag = null;
     /** Set between a drop and the click the browser sends after it. */
     this.swallowClick = false;
+    /** @type {[EventTarget, string, (e: any) => void][]} listeners outside the board, removed by `destroy` */
+    this.outside = [];
     this.build();
   }
 
   build() {
     this.root.classList.add('board');
-    const s = /** @type {SVGSVGElement} */ (svg('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, 'aria-hidden': 'true', focusable: 'false' }));
-    s.innerHTML = `
-      <defs>
-        <symbol id="tiger-piece" viewBox="-40 -40 80 80" overflow="visible">
-          <circle r="37" class="tiger-body"/>
-          <circle cx="-24" cy="-27" r="9" class="tiger-ear"/>
-          <circle cx="24" cy="-27" r="9" class="tiger-ear"/>
-          <circle r="37" class="tiger-body"/>
-          <path d="M-6 -36 L0 -22 L6 -36 M-22 -28 L-12 -18 M22 -28 L12 -18 M-37 -4 L-22 0 M-36 10 L-22 8 M37 -4 L22 0 M36 10 L22 8" class="tiger-stripe"/>
-          <ellipse cx="-12" cy="-6" rx="5" ry="6" class="tiger-eye"/>
-          <ellipse cx="12" cy="-6" rx="5" ry="6" class="tiger-eye"/>
-          <path d="M-7 10 L7 10 L0 17 Z" class="tiger-nose"/>
-        </symbol>
-        <symbol id="goat-piece" viewBox="-40 -40 80 80" overflow="visible">
-          <path d="M-14 -20 C-26 -34 -34 -26 -30 -14 M14 -20 C26 -34 34 -26 30 -14" class="goat-horn"/>
-          <circle r="27" class="goat-body"/>
-          <ellipse cx="-9" cy="-4" rx="3.5" ry="4.5" class="goat-eye"/>
-          <ellipse cx="9" cy="-4" rx="3.5" ry="4.5" class="goat-eye"/>
-          <path d="M-6 12 Q0 17 6 12" class="goat-mouth"/>
-        </symbol>
-      </defs>`;
+    const s = /** @type {SVGSVGElement} */ (
+      svg('svg', this.interactive ? { viewBox: `0 0 ${SIZE} ${SIZE}`, 'aria-hidden': 'true', focusable: 'false' } : { viewBox: `0 0 ${SIZE} ${SIZE}`, role: 'img', 'aria-label': this.label })
+    );
+    ensureSymbols();
     const frame = svg('rect', { x: 14, y: 14, width: SIZE - 28, height: SIZE - 28, rx: 18, class: 'board-frame' });
     s.append(frame);
     const g = svg('g', { class: 'lines' });
@@ -202,7 +243,12 @@ export class Board {
       const { x, y } = coords(sq);
       this.dotLayer.append(svg('circle', { cx: x, cy: y, r: 7, class: 'point' }));
     }
-    s.append(this.lastLayer, this.dotLayer, this.pieceLayer, this.markLayer);
+    s.append(this.lastLayer, this.dotLayer, this.pieceLayer, this.markLayer, this.arrowLayer);
+    if (!this.interactive) {
+      this.root.classList.add('diagram');
+      this.root.replaceChildren(s);
+      return;
+    }
 
     const grid = this.grid;
     grid.className = 'points';
@@ -239,13 +285,66 @@ export class Board {
       if (!(e.target instanceof HTMLElement && e.target.closest('.point-button'))) this.deselect();
     });
     // So does a click anywhere else on the page.
-    document.addEventListener('click', (e) => {
+    this.listen(document, 'click', (e) => {
       if (e.target instanceof Node && !this.root.contains(e.target)) this.deselect();
     });
     grid.addEventListener('pointerdown', (e) => this.dragStart(e));
-    window.addEventListener('pointermove', (e) => this.dragMove(e));
-    window.addEventListener('pointerup', (e) => this.dragEnd(e));
-    window.addEventListener('pointercancel', () => this.dragCancel());
+    this.listen(window, 'pointermove', (e) => this.dragMove(e));
+    this.listen(window, 'pointerup', (e) => this.dragEnd(e));
+    this.listen(window, 'pointercancel', () => this.dragCancel());
+  }
+
+  /**
+   * Listens outside the board, until `destroy`.
+   * @param {EventTarget} target
+   * @param {string} type
+   * @param {(e: any) => void} fn
+   */
+  listen(target, type, fn) {
+    target.addEventListener(type, fn);
+    this.outside.push([target, type, fn]);
+  }
+
+  /** Stops listening outside the board (the view that held it is gone). */
+  destroy() {
+    for (const [target, type, fn] of this.outside) target.removeEventListener(type, fn);
+    this.outside = [];
+  }
+
+  /**
+   * Draws arrows over the board (replacing those drawn before): the
+   * engine's preferred action in a review, the values of an analysis.
+   * @param {Arrow[]} arrows
+   */
+  setArrows(arrows) {
+    this.arrows = arrows;
+    this.arrowLayer.replaceChildren();
+    for (const a of arrows) {
+      const { points } = parseAction(a.action);
+      const g = svg('g', { class: `arrow ${a.kind}`, 'data-action': a.action });
+      if (points.length === 1) {
+        const { x, y } = coords(points[0]);
+        g.append(svg('circle', { cx: x, cy: y, r: 40, class: 'arrow-ring' }));
+      } else {
+        for (let i = 1; i < points.length; i++) {
+          const p = coords(points[i - 1]);
+          const q = coords(points[i]);
+          const len = Math.hypot(q.x - p.x, q.y - p.y);
+          const ux = (q.x - p.x) / len;
+          const uy = (q.y - p.y) / len;
+          // From the edge of the piece to the tip of the head, short of the point's centre.
+          const sx = p.x + ux * 30;
+          const sy = p.y + uy * 30;
+          const tx = q.x - ux * 14;
+          const ty = q.y - uy * 14;
+          const bx = tx - ux * 34;
+          const by = ty - uy * 34;
+          g.append(svg('line', { x1: sx, y1: sy, x2: bx, y2: by, class: 'arrow-shaft' }));
+          g.append(svg('polygon', { points: `${tx},${ty} ${bx - uy * 20},${by + ux * 20} ${bx + uy * 20},${by - ux * 20}`, class: 'arrow-head' }));
+        }
+      }
+      this.arrowLayer.append(g);
+    }
   }
 
   // Dragging a piece onto a point does what two clicks do.
@@ -342,6 +441,7 @@ export class Board {
 
   /** Re-reads every label (after a language switch). */
   relabel() {
+    if (!this.interactive) return;
     this.grid.setAttribute('aria-label', t('boardLabel'));
     this.render();
   }
@@ -538,7 +638,8 @@ export class Board {
       if (old) old.tabIndex = -1;
       this.focusPoint = sq;
     }
-    const b = /** @type {HTMLButtonElement} */ (this.buttons.get(sq));
+    const b = this.buttons.get(sq);
+    if (!b) return;
     b.tabIndex = 0;
     if (focus) b.focus();
   }

@@ -43,7 +43,8 @@
 /**
  * Why the HTTP API refused a request (the protocol crate's `ApiErrorCode`).
  * @typedef {'invalid_json' | 'forbidden_origin' | 'not_found' | 'game_not_over' | 'too_large'
- *   | 'unsupported_media_type' | 'invalid_field' | 'rate_limited' | 'unavailable'} ApiErrorCode
+ *   | 'unsupported_media_type' | 'invalid_field' | 'illegal_action' | 'invalid_notation'
+ *   | 'rate_limited' | 'unavailable'} ApiErrorCode
  */
 
 /**
@@ -92,8 +93,8 @@
  * @property {string} action
  * @property {Evaluation} before
  * @property {Evaluation} after
- * @property {'rules' | 'tablebase' | 'search'} before_source
- * @property {'rules' | 'tablebase' | 'search'} after_source
+ * @property {EvaluationSource} before_source
+ * @property {EvaluationSource} after_source
  * @property {string} best
  * @property {number} cost
  */
@@ -105,6 +106,54 @@
  * @property {string} table
  * @property {number} game
  * @property {ActionReview[]} actions
+ */
+
+/** @typedef {'rules' | 'tablebase' | 'search'} EvaluationSource */
+
+/** @typedef {'record' | 'pypi' | 'obx'} NotationFormat */
+
+/**
+ * A game pasted into the analysis board.
+ * @typedef {object} PastedGame
+ * @property {NotationFormat} format
+ * @property {string} text
+ */
+
+/**
+ * `POST /api/analysis` body: every field may be left out.
+ * @typedef {object} AnalysisRequest
+ * @property {Variant} [variant]
+ * @property {string} [start] position text; default the variant's start
+ * @property {string[]} [actions] the line played from `start`
+ * @property {PastedGame} [game] instead of `start` and `actions`
+ */
+
+/**
+ * One legal action on the analysis board, with its value for the side to move.
+ * @typedef {object} ActionValue
+ * @property {string} action
+ * @property {Evaluation} evaluation
+ * @property {EvaluationSource} source
+ */
+
+/**
+ * `POST /api/analysis` answer: the position after the line, and every
+ * legal action of the side to move with its value, best first.
+ * @typedef {object} AnalysisBoard
+ * @property {Variant} variant
+ * @property {string} start
+ * @property {string[]} actions the line as played, in this project's notation
+ * @property {string} position
+ * @property {Side} side_to_move
+ * @property {Phase} phase
+ * @property {number} in_hand
+ * @property {number} eaten
+ * @property {number} goats_to_win
+ * @property {number} ply
+ * @property {number} ply_limit
+ * @property {GameResult | null} result
+ * @property {ActionValue[]} legal
+ * @property {string | null} best
  */
 
 /**

@@ -20,6 +20,8 @@ const TYPES = [
   ['http.api_error', 'ApiError'],
   ['http.game_record', 'GameRecord'],
   ['http.game_analysis', 'GameAnalysis'],
+  ['http.analysis_request.', 'AnalysisRequest'],
+  ['http.analysis_board', 'AnalysisBoard'],
 ];
 
 const files = readdirSync(fixtures).filter((f) => f.endsWith('.json')).sort();

@@ -155,7 +155,7 @@ export async function waitPlies(page, n) {
  * @param {import('playwright-core').Page} page
  */
 export async function plies(page) {
-  return page.locator('.moves .ply').allTextContents();
+  return page.$$eval('.moves .ply', (els) => els.map((e) => /** @type {HTMLElement} */ (e).dataset.action || e.textContent || ''));
 }
 
 /**

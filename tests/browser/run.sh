@@ -2,7 +2,8 @@
 # The browser tests: the page in headless Debian Chromium, driven by
 # playwright-core, against the real server binary. Installs what a fresh
 # machine lacks (Chromium, the npm packages), type-checks the page's script
-# and its wire types against the protocol's golden JSON, then runs the tests.
+# and its wire types against the protocol's golden JSON, then runs the tests:
+# the browser tests and the unit tests of the page's pure modules.
 set -euo pipefail
 cd "$(dirname "$0")"
 

@@ -41,6 +41,9 @@ enum Command {
     Tournament(tournament::Args),
     /// Fit the evaluation's weights to the results of recorded games.
     Tune(tune::Args),
+    /// Search the positions right after placement of recorded games under
+    /// the house rules, where the tablebase calls them drawn.
+    Squeeze(tournament::squeeze::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Some(Command::Tablebase(args)) => tablebase::run(args),
         Some(Command::Tournament(args)) => tournament::run(args),
         Some(Command::Tune(args)) => tune::run(args),
+        Some(Command::Squeeze(args)) => tournament::squeeze::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -132,3 +132,67 @@ fn placing_the_labels_needs_points_of_the_path() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--strengths"));
 }
+
+#[test]
+fn a_level_plays_the_pool_on_both_sides_and_is_rated_per_side() {
+    let dir = std::env::temp_dir().join(format!("baghchal-cli-pool-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = [
+        "tournament",
+        "--levels",
+        "400",
+        "--pool",
+        "--bots",
+        "random,ab2",
+        "--games",
+        "2",
+        "--quiet",
+        "--opening-nodes",
+        "20000",
+    ];
+    let stdout = succeeds(
+        args.map(OsStr::new)
+            .into_iter()
+            .chain([OsStr::new("--records"), dir.as_os_str()]),
+    );
+    // The same report again from the records, without playing.
+    let again = succeeds(
+        args.map(OsStr::new)
+            .into_iter()
+            .chain([OsStr::new("--from-records"), dir.as_os_str()]),
+    );
+    let table = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with('|'))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(table(&again), table(&stdout), "{again}");
+    assert!(again.contains("read from the records"), "{again}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        stdout.starts_with("# Strength against the reference pool"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("4 games"), "{stdout}");
+    for row in ["| 400 |", "| pool random |", "| pool ab2 |"] {
+        assert!(stdout.contains(row), "{row} missing from\n{stdout}");
+    }
+    // The anchor: the pool's one searcher sits at 1000 on the mean.
+    let ab2 = stdout
+        .lines()
+        .find(|l| l.starts_with("| pool ab2 |"))
+        .unwrap();
+    let cells: Vec<&str> = ab2.split('|').map(str::trim).collect();
+    assert_eq!(cells[6], "1000", "{ab2}");
+}
+
+#[test]
+fn a_bot_outside_the_pool_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+        .args(["tournament", "--levels", "400", "--pool", "--bots", "ab99"])
+        .output()
+        .expect("the binary runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a pool bot"));
+}

@@ -222,10 +222,134 @@ impl Engine {
     }
 }
 
+/// A legal action with what playing it is worth to the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ActionValue {
+    /// The action.
+    pub action: Action,
+    /// Its value for the side to move, counted in plies from the position
+    /// before it (`Win { plies: 1 }`: the action wins).
+    pub value: Value,
+    /// Where the value comes from.
+    pub source: Source,
+}
+
+impl Engine {
+    /// Every legal action of `position` with its value for the side to
+    /// move, best first: the rules' result for an action that ends the
+    /// game, the tablebase's exact value where it covers the position the
+    /// action leads to, and otherwise one search of at most `nodes` nodes
+    /// that scores all the remaining actions. Empty when the game is over.
+    /// The position's repetition record is its own: an action it forbids
+    /// is not listed.
+    ///
+    /// ```
+    /// use baghchal_engine::{Engine, Source, Value};
+    /// use baghchal_rules::{Position, Rules};
+    ///
+    /// // Four goats eaten: every jump takes the fifth and wins.
+    /// let pos = Position::from_text("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100", Rules::default()).unwrap();
+    /// let values = Engine::new().value_actions(&pos, 5_000);
+    /// assert_eq!(values.len(), pos.legal_actions().len());
+    /// assert_eq!(values[0].value, Value::Win { plies: 1 });
+    /// assert_eq!(values[0].source, Source::Rules);
+    /// assert!(values.windows(2).all(|w| w[0].value >= w[1].value));
+    /// ```
+    pub fn value_actions(&self, position: &Position, nodes: u64) -> Vec<ActionValue> {
+        let me = position.side_to_move();
+        let mut known: Vec<(Action, Option<(Value, Source)>)> = position
+            .legal_actions()
+            .into_iter()
+            .map(|action| {
+                let mut next = position.clone();
+                next.play_unchecked(action);
+                let value = match next.outcome() {
+                    Some(o) => Some((
+                        match o.winner() {
+                            None => Value::Draw,
+                            Some(w) if w == me => Value::Win { plies: 1 },
+                            Some(_) => Value::Loss { plies: 1 },
+                        },
+                        Source::Rules,
+                    )),
+                    None => self
+                        .probe(&next)
+                        .map(|v| (one_ply_earlier(v.flip()), Source::Tablebase)),
+                };
+                (action, value)
+            })
+            .collect();
+        if known.iter().any(|(_, v)| v.is_none()) {
+            let scored = self.score_actions(position, nodes);
+            for (action, value) in &mut known {
+                if value.is_none() {
+                    *value = scored
+                        .iter()
+                        .find(|s| s.action == *action)
+                        .map(|s| (s.value, Source::Search));
+                }
+            }
+        }
+        let mut values: Vec<ActionValue> = known
+            .into_iter()
+            .filter_map(|(action, value)| {
+                value.map(|(value, source)| ActionValue {
+                    action,
+                    value,
+                    source,
+                })
+            })
+            .collect();
+        values.sort_by_key(|v| std::cmp::Reverse(v.value));
+        values
+    }
+}
+
+/// A value seen one ply further from its result.
+fn one_ply_earlier(value: Value) -> Value {
+    match value {
+        Value::Win { plies } => Value::Win { plies: plies + 1 },
+        Value::Loss { plies } => Value::Loss { plies: plies + 1 },
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use baghchal_rules::{Rules, Side};
+
+    #[test]
+    fn the_values_of_the_actions_leave_out_what_the_repetition_rule_forbids() {
+        let mut pos =
+            Position::from_text("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100", Rules::default())
+                .expect("a valid position");
+        for text in ["a5-b5", "c4-c3", "b5-a5"] {
+            pos.play_mut(text.parse().unwrap()).unwrap();
+        }
+        let back: Action = "c3-c4".parse().unwrap();
+        assert!(
+            !pos.is_legal(&back),
+            "c3-c4 would repeat the first position"
+        );
+        let values = Engine::new().value_actions(&pos, 5_000);
+        let listed: Vec<Action> = values.iter().map(|v| v.action).collect();
+        let mut legal = pos.legal_actions();
+        legal.sort_by_key(|a| a.to_string());
+        let mut sorted = listed.clone();
+        sorted.sort_by_key(|a| a.to_string());
+        assert_eq!(sorted, legal);
+        assert!(!listed.contains(&back));
+        assert!(values.iter().all(|v| v.source == Source::Search));
+        assert!(values.windows(2).all(|w| w[0].value >= w[1].value));
+    }
+
+    #[test]
+    fn a_finished_position_has_no_action_values() {
+        let pos = Position::from_text("T...T/...../...../.G.../T...T g 14 5 10", Rules::default())
+            .expect("a won position");
+        assert!(Engine::new().value_actions(&pos, 1_000).is_empty());
+    }
 
     #[test]
     fn a_blunder_that_hangs_the_fifth_goat_has_the_largest_cost() {

@@ -6,68 +6,23 @@
 //! below compares its legal actions and endings with the rules crate's
 //! over random games of every variant.
 
-use baghchal_rules::{board, Action, Jump, Position, Repetition, Side, Square, MAX_CHAIN};
+use baghchal_rules::{
+    board, key, Action, Bitboard, Jump, Position, Repetition, Side, Square, MAX_CHAIN,
+};
 
 /// The 25 points.
-const FULL: u32 = (1 << 25) - 1;
+const FULL: u32 = Bitboard::FULL.0;
 
-/// One straight jump from a point: the point jumped over and the landing.
-#[derive(Clone, Copy)]
-struct Line {
-    over: u8,
-    land: u8,
-}
-
-/// The board's lines as tables, built once.
-struct Geometry {
-    neighbours: [u32; 25],
-    lines: [[Line; 8]; 25],
-    line_count: [u8; 25],
-}
-
-impl Geometry {
-    fn new() -> Geometry {
-        let mut g = Geometry {
-            neighbours: [0; 25],
-            lines: [[Line { over: 0, land: 0 }; 8]; 25],
-            line_count: [0; 25],
-        };
-        for sq in Square::ALL {
-            let i = sq.index();
-            g.neighbours[i] = board::neighbours(sq).0;
-            for (over, land) in board::jumps(sq) {
-                g.lines[i][g.line_count[i] as usize] = Line {
-                    over: over.index() as u8,
-                    land: land.index() as u8,
-                };
-                g.line_count[i] += 1;
-            }
-        }
-        g
-    }
-
-    #[inline]
-    fn lines(&self, sq: usize) -> &[Line] {
-        &self.lines[sq][..self.line_count[sq] as usize]
-    }
-}
-
-fn geometry() -> &'static Geometry {
-    static GEOMETRY: std::sync::OnceLock<Geometry> = std::sync::OnceLock::new();
-    GEOMETRY.get_or_init(Geometry::new)
+/// The straight jumps from point `sq`.
+#[inline]
+fn lines(sq: usize) -> &'static [board::JumpLine] {
+    board::jump_lines(Square::ALL[sq])
 }
 
 /// The points joined to `sq` by a line, as a bit set.
 #[inline]
 pub(crate) fn neighbours(sq: usize) -> u32 {
-    geometry().neighbours[sq]
-}
-
-/// The repetition key of the rules crate: tigers, goats shifted by 25, and
-/// bit 50 for the tigers to move.
-#[inline]
-fn key_of(tigers: u32, goats: u32, side: Side) -> u64 {
-    tigers as u64 | (goats as u64) << 25 | ((side == Side::Tiger) as u64) << 50
+    board::neighbours(Square::ALL[sq]).0
 }
 
 /// How a finished position ended, from the rules' point of view.
@@ -151,7 +106,7 @@ impl Board {
     /// The repetition key of the board and side to move.
     #[inline]
     pub(crate) fn key(&self) -> u64 {
-        key_of(self.tigers, self.goats, self.side)
+        key::pack(self.tigers, self.goats, self.side)
     }
 
     /// A 64-bit hash of everything that the value depends on apart from
@@ -180,7 +135,6 @@ impl Board {
     /// Appends every legal action of the side to move to `out`, captures
     /// first. The caller has checked that the game is not over.
     pub(crate) fn generate(&self, out: &mut Vec<Action>) {
-        let g = geometry();
         let empty = self.empty();
         if self.side == Side::Goat && self.in_hand > 0 {
             for to in bits(empty) {
@@ -199,17 +153,18 @@ impl Board {
                 1
             };
             for from in bits(mine) {
-                for line in g.lines(from) {
-                    if self.goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
+                for line in lines(from) {
+                    if self.goats >> line.over.index() & 1 != 0
+                        && empty >> line.land.index() & 1 != 0
+                    {
                         let mut landings = [Square::A1; MAX_CHAIN];
-                        landings[0] = Square::ALL[line.land as usize];
+                        landings[0] = line.land;
                         if room <= 1 {
                             out.push(Action::Jump(Jump::single(Square::ALL[from], landings[0])));
                         } else {
-                            let tigers = (self.tigers & !(1 << from)) | 1 << line.land;
-                            let goats = self.goats & !(1 << line.over);
+                            let tigers = (self.tigers & !(1 << from)) | 1 << line.land.index();
+                            let goats = self.goats & !(1 << line.over.index());
                             chains(
-                                g,
                                 tigers,
                                 goats,
                                 Square::ALL[from],
@@ -225,12 +180,12 @@ impl Board {
         }
         let check = self.forbid && self.in_hand == 0 && self.record_start < self.keys.len();
         for from in bits(mine) {
-            for to in bits(g.neighbours[from] & empty) {
+            for to in bits(neighbours(from) & empty) {
                 if check {
                     let mv = 1 << from | 1 << to;
                     let key = match side {
-                        Side::Goat => key_of(self.tigers, self.goats ^ mv, Side::Tiger),
-                        Side::Tiger => key_of(self.tigers ^ mv, self.goats, Side::Goat),
+                        Side::Goat => key::pack(self.tigers, self.goats ^ mv, Side::Tiger),
+                        Side::Tiger => key::pack(self.tigers ^ mv, self.goats, Side::Goat),
                     };
                     if self.forbidden(key) {
                         continue;
@@ -250,29 +205,30 @@ impl Board {
         if self.side == Side::Goat && self.in_hand > 0 {
             return empty != 0;
         }
-        let g = geometry();
         let mine = match self.side {
             Side::Goat => self.goats,
             Side::Tiger => self.tigers,
         };
         let check = self.forbid && self.in_hand == 0 && self.record_start < self.keys.len();
         for from in bits(mine) {
-            for to in bits(g.neighbours[from] & empty) {
+            for to in bits(neighbours(from) & empty) {
                 if !check {
                     return true;
                 }
                 let mv = 1 << from | 1 << to;
                 let key = match self.side {
-                    Side::Goat => key_of(self.tigers, self.goats ^ mv, Side::Tiger),
-                    Side::Tiger => key_of(self.tigers ^ mv, self.goats, Side::Goat),
+                    Side::Goat => key::pack(self.tigers, self.goats ^ mv, Side::Tiger),
+                    Side::Tiger => key::pack(self.tigers ^ mv, self.goats, Side::Goat),
                 };
                 if !self.forbidden(key) {
                     return true;
                 }
             }
             if self.side == Side::Tiger {
-                for line in g.lines(from) {
-                    if self.goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
+                for line in lines(from) {
+                    if self.goats >> line.over.index() & 1 != 0
+                        && empty >> line.land.index() & 1 != 0
+                    {
                         return true;
                     }
                 }
@@ -385,13 +341,12 @@ impl Board {
     /// jump onto an empty landing.
     #[inline]
     fn jumpable_from(&self, points: u32) -> u32 {
-        let g = geometry();
         let empty = self.empty();
         let mut set = 0;
         for from in bits(points) {
-            for line in g.lines(from) {
-                if self.goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
-                    set |= 1 << line.over;
+            for line in lines(from) {
+                if self.goats >> line.over.index() & 1 != 0 && empty >> line.land.index() & 1 != 0 {
+                    set |= 1 << line.over.index();
                 }
             }
         }
@@ -402,13 +357,12 @@ impl Board {
     /// (total, tigers with none, tigers with exactly one).
     #[inline]
     pub(crate) fn tiger_mobility(&self) -> (u32, u32, u32) {
-        let g = geometry();
         let empty = self.empty();
         let (mut total, mut trapped, mut cornered) = (0, 0, 0);
         for from in bits(self.tigers) {
-            let mut n = (g.neighbours[from] & empty).count_ones();
-            for line in g.lines(from) {
-                n += self.goats >> line.over & empty >> line.land & 1;
+            let mut n = (neighbours(from) & empty).count_ones();
+            for line in lines(from) {
+                n += self.goats >> line.over.index() & empty >> line.land.index() & 1;
             }
             total += n;
             trapped += (n == 0) as u32;
@@ -422,7 +376,6 @@ impl Board {
 /// is an action of its own.
 #[allow(clippy::too_many_arguments)]
 fn chains(
-    g: &Geometry,
     tigers: u32,
     goats: u32,
     from: Square,
@@ -439,13 +392,12 @@ fn chains(
     }
     let at = landings[len - 1].index();
     let empty = !(tigers | goats) & FULL;
-    for line in g.lines(at) {
-        if goats >> line.over & 1 != 0 && empty >> line.land & 1 != 0 {
-            landings[len] = Square::ALL[line.land as usize];
+    for line in lines(at) {
+        if goats >> line.over.index() & 1 != 0 && empty >> line.land.index() & 1 != 0 {
+            landings[len] = line.land;
             chains(
-                g,
-                tigers & !(1 << at) | 1 << line.land,
-                goats & !(1 << line.over),
+                tigers & !(1 << at) | 1 << line.land.index(),
+                goats & !(1 << line.over.index()),
                 from,
                 landings,
                 len + 1,

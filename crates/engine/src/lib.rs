@@ -40,7 +40,7 @@ use std::sync::Arc;
 use baghchal_rules::{Action, Phase, Position, Rules};
 use baghchal_tablebase::{Tablebase, Wdl};
 
-pub use crate::analysis::{ActionAnalysis, Source, Value};
+pub use crate::analysis::{ActionAnalysis, ActionValue, Source, Value};
 use crate::search::{Limits, Search};
 pub use crate::skill::Skill;
 

@@ -184,6 +184,11 @@ pub enum ApiErrorCode {
     UnsupportedMediaType,
     /// 422: a field is missing, unknown, mistyped or out of range.
     InvalidField,
+    /// 422: an action of an analysis request's line is illegal.
+    IllegalAction,
+    /// 422: a pasted or exported game is not (or cannot be) in that
+    /// notation.
+    InvalidNotation,
     /// 429: too many tables created from one address; see `Retry-After`.
     RateLimited,
     /// 503: the server is full, or failed; try again.
@@ -191,6 +196,23 @@ pub enum ApiErrorCode {
 }
 
 impl ApiErrorCode {
+    /// The code as it travels, e.g. `invalid_field`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ApiErrorCode::InvalidJson => "invalid_json",
+            ApiErrorCode::ForbiddenOrigin => "forbidden_origin",
+            ApiErrorCode::NotFound => "not_found",
+            ApiErrorCode::GameNotOver => "game_not_over",
+            ApiErrorCode::TooLarge => "too_large",
+            ApiErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ApiErrorCode::InvalidField => "invalid_field",
+            ApiErrorCode::IllegalAction => "illegal_action",
+            ApiErrorCode::InvalidNotation => "invalid_notation",
+            ApiErrorCode::RateLimited => "rate_limited",
+            ApiErrorCode::Unavailable => "unavailable",
+        }
+    }
+
     /// The HTTP status that carries this code.
     ///
     /// ```
@@ -204,7 +226,9 @@ impl ApiErrorCode {
             ApiErrorCode::GameNotOver => 409,
             ApiErrorCode::TooLarge => 413,
             ApiErrorCode::UnsupportedMediaType => 415,
-            ApiErrorCode::InvalidField => 422,
+            ApiErrorCode::InvalidField
+            | ApiErrorCode::IllegalAction
+            | ApiErrorCode::InvalidNotation => 422,
             ApiErrorCode::RateLimited => 429,
             ApiErrorCode::Unavailable => 503,
         }
@@ -314,6 +338,104 @@ pub enum EvaluationSource {
     Tablebase,
     /// A bounded search: an estimate.
     Search,
+}
+
+/// A game notation the server reads and writes (see `docs/notation.md`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotationFormat {
+    /// This project's game record (`rules`, `start`, `actions`, `result`
+    /// lines).
+    Record,
+    /// The PyPI `baghchal` package's PGN-like move list (`1. G33 B1122`),
+    /// or its FEN-like position (`B3B/5/5/5/B3B G 0`).
+    Pypi,
+    /// OBX 2.0 (baghchal.net): one position a line, each with the move
+    /// that led to it.
+    Obx,
+}
+
+/// A game pasted into the analysis board, in one of the notations.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PastedGame {
+    /// The notation of `text`.
+    pub format: NotationFormat,
+    /// The game.
+    pub text: String,
+}
+
+/// The longest line the analysis board plays, in actions.
+pub const MAX_ANALYSIS_ACTIONS: usize = 1000;
+
+/// `POST /api/analysis`: a position to analyse, given as a start and the
+/// line played from it, or as a pasted game. Every field may be left out:
+/// the empty request is the house start.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnalysisRequest {
+    /// The rules variant (default: the house rules). A pasted record names
+    /// its own rules and the PyPI notation implies the package's, so a
+    /// variant given with those is not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
+    /// The start, as position text (default: the variant's start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// The line played from the start, in notation (at most
+    /// [`MAX_ANALYSIS_ACTIONS`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// A pasted game, instead of `start` and `actions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<PastedGame>,
+}
+
+/// One legal action of the analysis board with its value.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct ActionValue {
+    /// The action in notation.
+    pub action: String,
+    /// What playing it is worth to the side to move.
+    pub evaluation: Evaluation,
+    /// Where the value comes from.
+    pub source: EvaluationSource,
+}
+
+/// The answer to `POST /api/analysis`: the position after the line, every
+/// legal action of the side to move with its value, and the best one.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct AnalysisBoard {
+    /// The rules the line was played under.
+    pub variant: Variant,
+    /// The start, as position text.
+    pub start: String,
+    /// The line as played, in this project's notation.
+    pub actions: Vec<String>,
+    /// The position after the line, as position text.
+    pub position: String,
+    /// The side to move.
+    pub side_to_move: Side,
+    /// The goats' phase.
+    pub phase: Phase,
+    /// Goats in hand.
+    pub in_hand: u8,
+    /// Goats captured.
+    pub eaten: u8,
+    /// The capture target.
+    pub goats_to_win: u8,
+    /// Half moves played (the start's count included).
+    pub ply: u16,
+    /// The ply limit.
+    pub ply_limit: u16,
+    /// The result, when the line ends the game.
+    pub result: Option<GameResult>,
+    /// Every legal action of the side to move (the repetition rule
+    /// applied along the line), best first, with its value for the mover;
+    /// empty when the game is over.
+    pub legal: Vec<ActionValue>,
+    /// The best action, `None` when the game is over.
+    pub best: Option<String>,
 }
 
 /// A message from a client to the server.

@@ -235,6 +235,146 @@ fn examples() -> Vec<Example> {
                 ],
             },
         ),
+        example(
+            "http.analysis_request.line",
+            AnalysisRequest {
+                actions: vec!["c3".into(), "a1-b2".into()],
+                ..AnalysisRequest::default()
+            },
+        ),
+        example(
+            "http.analysis_request.start",
+            AnalysisRequest {
+                variant: Some(Variant {
+                    repetition: Repetition::ThreefoldDraw,
+                    ..Variant::default()
+                }),
+                start: Some("T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into()),
+                actions: vec!["c3-c2".into()],
+                game: None,
+            },
+        ),
+        example(
+            "http.analysis_request.game",
+            AnalysisRequest {
+                game: Some(PastedGame {
+                    format: NotationFormat::Pypi,
+                    text: "1. G33 B1122 2. G44".into(),
+                }),
+                ..AnalysisRequest::default()
+            },
+        ),
+        example(
+            "http.analysis_board",
+            AnalysisBoard {
+                variant: Variant {
+                    goats_to_win: Some(5),
+                    ..Variant::default()
+                },
+                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into(),
+                actions: vec!["c3-c2".into()],
+                position: "T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100".into(),
+                side_to_move: Side::Tigers,
+                phase: Phase::Movement,
+                in_hand: 0,
+                eaten: 4,
+                goats_to_win: 5,
+                ply: 100,
+                ply_limit: 400,
+                result: None,
+                legal: [
+                    (
+                        "a1xc1",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a1xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a5xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e1xc1",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e1xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "e5xc3",
+                        Evaluation::Win { plies: 1 },
+                        EvaluationSource::Rules,
+                    ),
+                    (
+                        "a5-b5",
+                        Evaluation::Win { plies: 3 },
+                        EvaluationSource::Tablebase,
+                    ),
+                    (
+                        "e5-d5",
+                        Evaluation::Win { plies: 3 },
+                        EvaluationSource::Tablebase,
+                    ),
+                ]
+                .into_iter()
+                .map(|(action, evaluation, source)| ActionValue {
+                    action: action.into(),
+                    evaluation,
+                    source,
+                })
+                .collect(),
+                best: Some("a1xc1".into()),
+            },
+        ),
+        example(
+            "http.analysis_board.finished",
+            AnalysisBoard {
+                variant: Variant {
+                    goats_to_win: Some(5),
+                    ..Variant::default()
+                },
+                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into(),
+                actions: vec!["c3-c2".into(), "a1xc3".into()],
+                position: "T...T/GGGGG/GGTGG/G.GGG/.G.GT g 0 5 101".into(),
+                side_to_move: Side::Goats,
+                phase: Phase::Movement,
+                in_hand: 0,
+                eaten: 5,
+                goats_to_win: 5,
+                ply: 101,
+                ply_limit: 400,
+                result: Some(GameResult {
+                    winner: Some(Side::Tigers),
+                    reason: EndReason::CaptureTarget,
+                }),
+                legal: vec![],
+                best: None,
+            },
+        ),
+        example(
+            "http.api_error.illegal_action",
+            ApiError {
+                error: ApiErrorCode::IllegalAction,
+                field: Some("actions".into()),
+                message: "ply 7: b2-c3: goats must be placed while any are in hand".into(),
+            },
+        ),
+        example(
+            "http.api_error.invalid_notation",
+            ApiError {
+                error: ApiErrorCode::InvalidNotation,
+                field: Some("game".into()),
+                message: "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133".into(),
+            },
+        ),
         // Client to server
         example(
             "client.hello",
@@ -701,19 +841,36 @@ fn the_page_knows_every_close_code_by_the_same_number() {
 }
 
 #[test]
-fn every_api_error_code_names_a_distinct_client_error_status() {
+fn every_api_error_code_has_an_error_status_and_a_snake_case_name() {
     let codes = [
-        ApiErrorCode::InvalidJson,
-        ApiErrorCode::ForbiddenOrigin,
-        ApiErrorCode::NotFound,
-        ApiErrorCode::GameNotOver,
-        ApiErrorCode::TooLarge,
-        ApiErrorCode::UnsupportedMediaType,
-        ApiErrorCode::InvalidField,
-        ApiErrorCode::RateLimited,
-        ApiErrorCode::Unavailable,
+        (ApiErrorCode::InvalidJson, 400, "invalid_json"),
+        (ApiErrorCode::ForbiddenOrigin, 403, "forbidden_origin"),
+        (ApiErrorCode::NotFound, 404, "not_found"),
+        (ApiErrorCode::GameNotOver, 409, "game_not_over"),
+        (ApiErrorCode::TooLarge, 413, "too_large"),
+        (
+            ApiErrorCode::UnsupportedMediaType,
+            415,
+            "unsupported_media_type",
+        ),
+        (ApiErrorCode::InvalidField, 422, "invalid_field"),
+        (ApiErrorCode::IllegalAction, 422, "illegal_action"),
+        (ApiErrorCode::InvalidNotation, 422, "invalid_notation"),
+        (ApiErrorCode::RateLimited, 429, "rate_limited"),
+        (ApiErrorCode::Unavailable, 503, "unavailable"),
     ];
-    let statuses: BTreeSet<u16> = codes.iter().map(|c| c.status()).collect();
-    assert_eq!(statuses.len(), codes.len());
-    assert!(statuses.iter().all(|s| (400..600).contains(s)));
+    for (code, status, name) in codes {
+        assert_eq!(code.status(), status, "{code:?}");
+        assert_eq!(serde_json::to_value(code).unwrap(), Value::from(name));
+        assert_eq!(code.as_str(), name);
+    }
+}
+
+#[test]
+fn an_empty_analysis_request_is_the_house_start_and_unknown_fields_are_refused() {
+    let empty: AnalysisRequest = serde_json::from_str("{}").unwrap();
+    assert_eq!(empty, AnalysisRequest::default());
+    assert!(serde_json::from_str::<AnalysisRequest>(r#"{"moves":["c3"]}"#).is_err());
+    let bad = r#"{"game":{"format":"sgf","text":""}}"#;
+    assert!(serde_json::from_str::<AnalysisRequest>(bad).is_err());
 }

@@ -21,8 +21,10 @@ const DIRECTIONS: [(i8, i8); 8] = [
 
 /// A straight jump: over the middle point onto the landing point.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct JumpLine {
+pub struct JumpLine {
+    /// The point jumped over.
     pub over: Square,
+    /// The landing point.
     pub land: Square,
 }
 
@@ -178,8 +180,17 @@ pub fn is_line(a: Square, b: Square) -> bool {
     NEIGHBOURS[a.index()].contains(b)
 }
 
+/// The straight jumps from `square` as a table (what [`jumps`] iterates),
+/// for move generators that walk it in a hot loop.
+///
+/// ```
+/// use baghchal_rules::{board, Square};
+/// let lines = board::jump_lines(Square::A1);
+/// assert_eq!(lines.len(), 3);
+/// assert!(lines.iter().any(|l| l.over == Square::B2 && l.land == Square::C3));
+/// ```
 #[inline]
-pub(crate) fn jump_lines(square: Square) -> &'static [JumpLine] {
+pub fn jump_lines(square: Square) -> &'static [JumpLine] {
     let jumps = &JUMPS[square.index()];
     &jumps.lines[..jumps.len as usize]
 }

@@ -22,27 +22,35 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod key;
+pub mod notation;
 
 mod action;
+mod destinations;
+mod error;
 mod game;
+mod movegen;
 mod outcome;
 mod perft;
 mod position;
 mod rules;
+mod setup;
 mod square;
+mod text;
 
 pub use crate::action::{Action, Jump, ParseActionError, Side, MAX_CHAIN};
+pub use crate::destinations::Destinations;
+pub use crate::error::{IllegalAction, PlayError, PositionError, TextError};
 pub use crate::game::{Game, ParseRecordError, Record, ReplayError};
 pub use crate::outcome::{Outcome, ParseReasonError, Reason};
 pub use crate::perft::{perft, perft_divide};
-pub use crate::position::{
-    Destinations, IllegalAction, ParseSetupError, Phase, PlayError, Position, PositionError, Setup,
-    TextError,
-};
+pub use crate::position::{Phase, Position};
 pub use crate::rules::{
     ParseRulesError, Repetition, Rules, RulesError, RulesOptions, GOATS_TO_WIN, PLY_LIMIT,
 };
+pub use crate::setup::Setup;
 pub use crate::square::{Bitboard, ParseSquareError, Square, Squares};
+pub use crate::text::ParseSetupError;
 
 /// The position text of the house start.
 pub const START_TEXT: &str = "T...T/...../...../...../T...T g 20 0 0";

@@ -1,7 +1,7 @@
 //! perft: counting action sequences, the standard check of a move
 //! generator.
 
-use crate::position::{count_legal, ending_after_target, for_each_legal, State};
+use crate::movegen::{count_legal, ending_after_target, for_each_legal, State};
 use crate::{Action, Position, Rules};
 
 /// The number of action sequences of `depth` actions from `position`,

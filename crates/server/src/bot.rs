@@ -21,11 +21,22 @@ pub trait Bot: Send + Sync + 'static {
         let _ = game;
         None
     }
+
+    /// Every legal action of `position` with its value for the side to
+    /// move, best first; `None` when this bot cannot analyse.
+    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
+        let _ = position;
+        None
+    }
 }
 
 /// Search nodes per position of a post-game analysis: about ten
 /// milliseconds each on one core, so a long game takes a few seconds.
 const ANALYSIS_NODES: u64 = 20_000;
+
+/// Search nodes of one analysis-board request: one search scores every
+/// action the tablebase does not, in a few tens of milliseconds.
+pub const ANALYSIS_BOARD_NODES: u64 = 100_000;
 
 impl Bot for Engine {
     fn choose(&self, position: &Position, level: Level, seed: u64) -> Option<Action> {
@@ -37,7 +48,7 @@ impl Bot for Engine {
             .into_iter()
             .map(|a| wire::ActionReview {
                 ply: a.ply,
-                side: crate::options::side_to_wire(a.side),
+                side: crate::names::side_to_wire(a.side),
                 action: a.action.to_string(),
                 before: evaluation(a.before),
                 after: evaluation(a.after),
@@ -48,6 +59,18 @@ impl Bot for Engine {
             })
             .collect();
         Some(reviews)
+    }
+
+    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
+        let values = Engine::value_actions(self, position, ANALYSIS_BOARD_NODES)
+            .into_iter()
+            .map(|v| wire::ActionValue {
+                action: v.action.to_string(),
+                evaluation: evaluation(v.value),
+                source: source(v.source),
+            })
+            .collect();
+        Some(values)
     }
 }
 
@@ -74,6 +97,19 @@ fn source(source: Source) -> wire::EvaluationSource {
 pub struct Computer {
     bot: Arc<dyn Bot>,
     thinkers: Arc<Semaphore>,
+    /// Analysis-board requests in flight, as many as there are thinkers:
+    /// one more is refused rather than queued.
+    boards: Arc<Semaphore>,
+}
+
+/// Why the computer did not value a position.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Unavailable {
+    /// As many analysis-board requests as there are thinkers are being
+    /// served.
+    Busy,
+    /// The bot cannot analyse, or its thread failed.
+    Failed,
 }
 
 impl Computer {
@@ -82,6 +118,7 @@ impl Computer {
         Computer {
             bot,
             thinkers: Arc::new(Semaphore::new(threads.max(1))),
+            boards: Arc::new(Semaphore::new(threads.max(1))),
         }
     }
 
@@ -95,6 +132,29 @@ impl Computer {
             Err(e) => {
                 tracing::error!(error = %e, "the analysis thread failed");
                 None
+            }
+        }
+    }
+
+    /// Values every legal action of `position` on a thinker's thread, or
+    /// says why not. A request beyond as many as there are thinkers is
+    /// refused at once.
+    pub async fn value_actions(
+        &self,
+        position: Position,
+    ) -> Result<Vec<wire::ActionValue>, Unavailable> {
+        let _board = self.boards.try_acquire().map_err(|_| Unavailable::Busy)?;
+        let _permit = self
+            .thinkers
+            .acquire()
+            .await
+            .map_err(|_| Unavailable::Failed)?;
+        let bot = Arc::clone(&self.bot);
+        match tokio::task::spawn_blocking(move || bot.value_actions(&position)).await {
+            Ok(values) => values.ok_or(Unavailable::Failed),
+            Err(e) => {
+                tracing::error!(error = %e, "the analysis thread failed");
+                Err(Unavailable::Failed)
             }
         }
     }

@@ -16,7 +16,8 @@ use baghchal_protocol::{
 use baghchal_rules::Record;
 
 use crate::client_limit::client_address;
-use crate::options::{side_to_wire, Opponent, TableOptions};
+use crate::names::side_to_wire;
+use crate::options::{Opponent, TableOptions};
 use crate::tables::TablesError;
 use crate::AppState;
 
@@ -321,7 +322,11 @@ pub async fn game_analysis(
 }
 
 /// One game of a table, looked up through its actor.
-async fn find_record(state: &AppState, table: &str, game: &str) -> Result<GameRecord, HttpError> {
+pub(crate) async fn find_record(
+    state: &AppState,
+    table: &str,
+    game: &str,
+) -> Result<GameRecord, HttpError> {
     let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {

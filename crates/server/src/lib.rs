@@ -12,10 +12,13 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod bot;
 pub mod client_limit;
 pub mod headers;
 pub mod http;
+pub mod names;
+pub mod notation;
 pub mod options;
 pub mod origin;
 pub mod page;
@@ -162,6 +165,14 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/tables/{table}/games/{game}/analysis",
             get(http::game_analysis),
         )
+        .route(
+            "/api/analysis",
+            post(analysis::analyse).layer(DefaultBodyLimit::max(analysis::MAX_ANALYSIS_BODY)),
+        )
+        .route(
+            "/api/tables/{table}/games/{game}/notation/{format}",
+            get(notation::export),
+        )
         .route("/healthz", get(http::healthz))
         .route("/ws", get(websocket))
         .merge(page::router(static_dir));
@@ -301,7 +312,7 @@ pub async fn run_with_metrics(
         tracing::warn!("some sockets did not close in time");
     }
     background.wait().await;
-    tables.close_all();
+    tables.close_all().await;
     storage.close().await;
     tracing::info!("stopped");
     Ok(())

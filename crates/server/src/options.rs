@@ -3,7 +3,9 @@
 
 use baghchal_engine::Level;
 use baghchal_protocol as wire;
-use baghchal_rules::{Repetition, Rules, RulesError, RulesOptions, Side};
+use baghchal_rules::{Rules, RulesError, RulesOptions, Side};
+
+use crate::names::{repetition_from_wire, repetition_to_wire, side_from_wire, side_to_wire};
 
 /// The most spectator seats a table can reserve.
 pub const MAX_SPECTATOR_SEATS: u8 = 12;
@@ -20,36 +22,6 @@ pub enum Opponent {
     Computer,
     /// The computer on both seats.
     Bots,
-}
-
-impl Opponent {
-    /// The stored and wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Opponent::Friend => "friend",
-            Opponent::Computer => "computer",
-            Opponent::Bots => "bots",
-        }
-    }
-
-    /// The opponent with this name.
-    pub fn parse(text: &str) -> Option<Opponent> {
-        match text {
-            "friend" => Some(Opponent::Friend),
-            "computer" => Some(Opponent::Computer),
-            "bots" => Some(Opponent::Bots),
-            _ => None,
-        }
-    }
-
-    /// On the wire.
-    pub fn to_wire(self) -> wire::Opponent {
-        match self {
-            Opponent::Friend => wire::Opponent::Friend,
-            Opponent::Computer => wire::Opponent::Computer,
-            Opponent::Bots => wire::Opponent::Bots,
-        }
-    }
 }
 
 /// A table's options, every one in range.
@@ -88,11 +60,7 @@ impl TableOptions {
     /// assert_eq!(TableOptions::parse(&raw).unwrap_err().field, "level");
     /// ```
     pub fn parse(raw: &wire::CreateTable) -> Result<TableOptions, FieldError> {
-        let opponent = match raw.opponent {
-            wire::Opponent::Friend => Opponent::Friend,
-            wire::Opponent::Computer => Opponent::Computer,
-            wire::Opponent::Bots => Opponent::Bots,
-        };
+        let opponent = Opponent::from_wire(raw.opponent);
         let level = match opponent {
             Opponent::Friend => None,
             Opponent::Computer | Opponent::Bots => {
@@ -116,25 +84,7 @@ impl TableOptions {
             Opponent::Bots => raw.spectators.max(1),
             _ => raw.spectators,
         };
-        let v = &raw.variant;
-        let rules = Rules::new(RulesOptions {
-            goats_to_win: v.goats_to_win,
-            first: side_from_wire(v.first),
-            multi_jump: v.multi_jump,
-            three_tigers: v.three_tigers,
-            repetition: match v.repetition {
-                wire::Repetition::Forbid => Repetition::Forbid,
-                wire::Repetition::ThreefoldDraw => Repetition::ThreefoldDraw,
-            },
-            ply_limit: v.ply_limit,
-        })
-        .map_err(|e| FieldError {
-            field: match e {
-                RulesError::GoatsToWin(_) => "variant.goats_to_win",
-                RulesError::PlyLimit(_) => "variant.ply_limit",
-            },
-            message: e.to_string(),
-        })?;
+        let rules = rules_from_variant(&raw.variant)?;
         Ok(TableOptions {
             opponent,
             host_side: side_from_wire(raw.side),
@@ -146,34 +96,39 @@ impl TableOptions {
 
     /// The rules variant on the wire.
     pub fn variant(&self) -> wire::Variant {
-        let o = self.rules.options();
-        wire::Variant {
-            goats_to_win: Some(self.rules.goats_to_win()),
-            first: side_to_wire(o.first),
-            multi_jump: o.multi_jump,
-            three_tigers: o.three_tigers,
-            repetition: match o.repetition {
-                Repetition::Forbid => wire::Repetition::Forbid,
-                Repetition::ThreefoldDraw => wire::Repetition::ThreefoldDraw,
-            },
-            ply_limit: o.ply_limit,
-        }
+        variant_of(&self.rules)
     }
 }
 
-/// A wire side as a rules side.
-pub fn side_from_wire(side: wire::Side) -> Side {
-    match side {
-        wire::Side::Goats => Side::Goat,
-        wire::Side::Tigers => Side::Tiger,
-    }
+/// Checks a wire variant: the rules it names, or the field out of range.
+pub fn rules_from_variant(v: &wire::Variant) -> Result<Rules, FieldError> {
+    Rules::new(RulesOptions {
+        goats_to_win: v.goats_to_win,
+        first: side_from_wire(v.first),
+        multi_jump: v.multi_jump,
+        three_tigers: v.three_tigers,
+        repetition: repetition_from_wire(v.repetition),
+        ply_limit: v.ply_limit,
+    })
+    .map_err(|e| FieldError {
+        field: match e {
+            RulesError::GoatsToWin(_) => "variant.goats_to_win",
+            RulesError::PlyLimit(_) => "variant.ply_limit",
+        },
+        message: e.to_string(),
+    })
 }
 
-/// A rules side on the wire.
-pub fn side_to_wire(side: Side) -> wire::Side {
-    match side {
-        Side::Goat => wire::Side::Goats,
-        Side::Tiger => wire::Side::Tigers,
+/// Rules as a wire variant, the capture target spelled out.
+pub fn variant_of(rules: &Rules) -> wire::Variant {
+    let o = rules.options();
+    wire::Variant {
+        goats_to_win: Some(rules.goats_to_win()),
+        first: side_to_wire(o.first),
+        multi_jump: o.multi_jump,
+        three_tigers: o.three_tigers,
+        repetition: repetition_to_wire(o.repetition),
+        ply_limit: o.ply_limit,
     }
 }
 

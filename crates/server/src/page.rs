@@ -28,49 +28,73 @@ use crate::token;
 #[folder = "../../static"]
 struct Assets;
 
-/// The routes of the page: `/`, `/t/{table}` (the page, for a table id
-/// only) and every file of the page by its name. From `dir` when given,
-/// else from the binary.
+/// The page's own views besides `/` and `/t/{table}`, each answered with
+/// `index.html` (the page routes itself).
+const VIEWS: [&str; 2] = ["/analysis", "/learn"];
+
+/// The routes of the page: `/`, its views, `/t/{table}` and
+/// `/t/{table}/games/{game}` (the page, for a table id only) and every
+/// file of the page by its name. From `dir` when given, else from the
+/// binary.
 pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S> {
     let router = match dir {
-        None => Router::new()
-            .route(
-                "/",
-                get(|headers: HeaderMap| async move { embedded("index.html", &headers) }),
-            )
-            .route(
-                "/t/{table}",
+        None => {
+            let index =
+                || get(|headers: HeaderMap| async move { embedded("index.html", &headers) });
+            let table = || {
                 get(
-                    |UrlPath(table): UrlPath<String>, headers: HeaderMap| async move {
-                        if !token::is_table_id(&table) {
+                    |UrlPath(params): UrlPath<Vec<(String, String)>>, headers: HeaderMap| async move {
+                        if !is_table_path(&params) {
                             return StatusCode::NOT_FOUND.into_response();
                         }
                         embedded("index.html", &headers)
                     },
-                ),
-            )
-            .fallback(get(|uri: Uri, headers: HeaderMap| async move {
-                embedded(uri.path().trim_start_matches('/'), &headers)
-            })),
+                )
+            };
+            VIEWS
+                .iter()
+                .fold(Router::new().route("/", index()), |r, view| {
+                    r.route(view, index())
+                })
+                .route("/t/{table}", table())
+                .route("/t/{table}/games/{game}", table())
+                .fallback(get(|uri: Uri, headers: HeaderMap| async move {
+                    embedded(uri.path().trim_start_matches('/'), &headers)
+                }))
+        }
         Some(dir) => {
             let index = ServeFile::new(dir.join("index.html"));
-            Router::new()
-                .route_service("/", index.clone())
-                .route(
-                    "/t/{table}",
-                    get(
-                        move |UrlPath(table): UrlPath<String>, request: Request| async move {
-                            if !token::is_table_id(&table) {
-                                return StatusCode::NOT_FOUND.into_response();
-                            }
-                            index.oneshot(request).await.into_response()
-                        },
-                    ),
+            let table = |index: ServeFile| {
+                get(
+                    move |UrlPath(params): UrlPath<Vec<(String, String)>>, request: Request| async move {
+                        if !is_table_path(&params) {
+                            return StatusCode::NOT_FOUND.into_response();
+                        }
+                        index.oneshot(request).await.into_response()
+                    },
                 )
+            };
+            VIEWS
+                .iter()
+                .fold(
+                    Router::new().route_service("/", index.clone()),
+                    |r, view| r.route_service(view, index.clone()),
+                )
+                .route("/t/{table}", table(index.clone()))
+                .route("/t/{table}/games/{game}", table(index))
                 .fallback_service(ServeDir::new(dir))
         }
     };
     router.layer(CompressionLayer::new())
+}
+
+/// Whether a page path's parameters name a table (and a game number).
+fn is_table_path(params: &[(String, String)]) -> bool {
+    params.iter().all(|(name, value)| match name.as_str() {
+        "table" => token::is_table_id(value),
+        "game" => value.parse::<u32>().is_ok_and(|n| n >= 1),
+        _ => false,
+    })
 }
 
 /// An embedded file, or 404.

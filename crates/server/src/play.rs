@@ -4,9 +4,10 @@
 //! events through the same code.
 
 use baghchal_protocol as wire;
-use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
+use baghchal_rules::{Action, Game, IllegalAction, Outcome, Side};
 
-use crate::options::{side_to_wire, Opponent, TableOptions};
+use crate::names::{result_to_wire, side_to_wire};
+use crate::options::{Opponent, TableOptions};
 
 /// Which player: the creator or the one who joined (or the computer).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -15,33 +16,6 @@ pub enum Player {
     Host,
     /// The opponent.
     Guest,
-}
-
-impl Player {
-    /// The stored and wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Player::Host => "host",
-            Player::Guest => "guest",
-        }
-    }
-
-    /// The player with this name.
-    pub fn parse(text: &str) -> Option<Player> {
-        match text {
-            "host" => Some(Player::Host),
-            "guest" => Some(Player::Guest),
-            _ => None,
-        }
-    }
-
-    /// On the wire.
-    pub fn to_wire(self) -> wire::Player {
-        match self {
-            Player::Host => wire::Player::Host,
-            Player::Guest => wire::Player::Guest,
-        }
-    }
 }
 
 /// Something that happened at a table: the unit of storage and of the
@@ -79,6 +53,19 @@ pub enum Event {
     },
     /// A new game, sides swapped.
     RematchStarted,
+}
+
+/// An event as a table's log holds it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Logged {
+    /// The table's version after it.
+    pub version: u64,
+    /// What happened.
+    pub event: Event,
+    /// The player who asked for it, or `None` for the computer's own.
+    pub player: Option<Player>,
+    /// The client's id for it, if any.
+    pub client_id: Option<String>,
 }
 
 /// What a player asks for.
@@ -409,10 +396,7 @@ impl Play {
             game: self.game_number(),
             position: position.to_string(),
             side_to_move: side_to_wire(position.side_to_move()),
-            phase: match position.phase() {
-                baghchal_rules::Phase::Placement => wire::Phase::Placement,
-                baghchal_rules::Phase::Movement => wire::Phase::Movement,
-            },
+            phase: crate::names::phase_to_wire(position.phase()),
             in_hand: position.in_hand(),
             eaten: position.eaten(),
             goats_to_win: rules.goats_to_win(),
@@ -445,46 +429,6 @@ impl Play {
             .iter()
             .map(ToString::to_string)
             .collect()
-    }
-}
-
-/// A rules outcome on the wire.
-pub fn result_to_wire(outcome: Outcome) -> wire::GameResult {
-    wire::GameResult {
-        winner: outcome.winner().map(side_to_wire),
-        reason: match outcome.reason() {
-            Reason::CaptureTarget => wire::EndReason::CaptureTarget,
-            Reason::TigersTrapped => wire::EndReason::TigersTrapped,
-            Reason::GoatsBlocked => wire::EndReason::GoatsBlocked,
-            Reason::PlyLimit => wire::EndReason::PlyLimit,
-            Reason::Threefold => wire::EndReason::Threefold,
-            Reason::Resignation => wire::EndReason::Resignation,
-            Reason::Agreement => wire::EndReason::Agreement,
-        },
-    }
-}
-
-/// An event on the wire.
-pub fn event_to_wire(event: &Event, game_number: u32) -> wire::TableEvent {
-    match *event {
-        Event::Played { side, action } => wire::TableEvent::Played {
-            side: side_to_wire(side),
-            action: action.to_string(),
-        },
-        Event::Resigned { side } => wire::TableEvent::Resigned {
-            side: side_to_wire(side),
-        },
-        Event::DrawOffered { side } => wire::TableEvent::DrawOffered {
-            side: side_to_wire(side),
-        },
-        Event::DrawDeclined { side } => wire::TableEvent::DrawDeclined {
-            side: side_to_wire(side),
-        },
-        Event::DrawAgreed => wire::TableEvent::DrawAgreed,
-        Event::RematchOffered { side } => wire::TableEvent::RematchOffered {
-            side: side_to_wire(side),
-        },
-        Event::RematchStarted => wire::TableEvent::RematchStarted { game: game_number },
     }
 }
 

@@ -11,8 +11,12 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Row, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
+use crate::names::{repetition_from_name, repetition_name, side_from_name, side_name};
 use crate::options::{Opponent, TableOptions};
+use crate::play::{Event, Logged, Player};
 use crate::token::TokenHash;
 
 /// The database failed, or holds something this server cannot read.
@@ -72,9 +76,20 @@ struct Append {
 /// The writer: commits queued appends in batches, in arrival order. If a
 /// batch fails, its appends are retried one by one so that each gets its
 /// own answer.
-async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>) {
+/// Once `stop` is cancelled it takes no more appends, commits those
+/// already queued and ends.
+async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: CancellationToken) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Some(first) = queue.recv().await {
+    loop {
+        let first = tokio::select! {
+            biased;
+            first = queue.recv() => first,
+            () = stop.cancelled(), if !queue.is_closed() => {
+                queue.close();
+                continue;
+            }
+        };
+        let Some(first) = first else { break };
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -125,9 +140,9 @@ impl Pool {
                 .bind(&append.table)
                 .bind(version)
                 .bind(event.kind.as_str())
-                .bind(event.side.as_deref())
+                .bind(event.side)
                 .bind(event.action.as_deref())
-                .bind(event.player.as_deref())
+                .bind(event.player)
                 .bind(event.client_id.as_deref())
                 .bind(now)
                 .execute(&mut *tx)
@@ -150,6 +165,10 @@ pub struct Storage {
     pool: Pool,
     /// The queue of the writer task, which commits events in batches.
     writer: mpsc::Sender<Append>,
+    /// The writer task.
+    tasks: TaskTracker,
+    /// Cancelled to stop the writer.
+    stop: CancellationToken,
 }
 
 /// A table's stored row.
@@ -169,22 +188,15 @@ pub struct TableRow {
     pub watch_token: Option<TokenHash>,
 }
 
-/// What kind of event a stored event is.
+/// What kind of event a stored event is: the `kind` column.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum EventKind {
-    /// An action.
+enum EventKind {
     Played,
-    /// A resignation.
     Resigned,
-    /// A draw offer.
     DrawOffered,
-    /// A declined draw offer.
     DrawDeclined,
-    /// An accepted draw offer.
     DrawAgreed,
-    /// A rematch request.
     RematchOffered,
-    /// A new game.
     RematchStarted,
 }
 
@@ -215,21 +227,70 @@ impl EventKind {
     }
 }
 
-/// One stored event.
+/// An event as its row's columns hold it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredEvent {
-    /// The table version after it.
-    pub version: u64,
-    /// What happened.
-    pub kind: EventKind,
-    /// The side concerned (`goats`/`tigers`), if any.
-    pub side: Option<String>,
-    /// The action in notation, for `played`.
-    pub action: Option<String>,
-    /// The player who sent it (`host`/`guest`), or `None` for the computer.
-    pub player: Option<String>,
-    /// The client's id for it, if any.
-    pub client_id: Option<String>,
+struct StoredEvent {
+    version: u64,
+    kind: EventKind,
+    side: Option<&'static str>,
+    action: Option<String>,
+    player: Option<&'static str>,
+    client_id: Option<String>,
+}
+
+impl StoredEvent {
+    fn encode(logged: &Logged) -> StoredEvent {
+        let (kind, side, action) = match logged.event {
+            Event::Played { side, action } => (EventKind::Played, Some(side), Some(action)),
+            Event::Resigned { side } => (EventKind::Resigned, Some(side), None),
+            Event::DrawOffered { side } => (EventKind::DrawOffered, Some(side), None),
+            Event::DrawDeclined { side } => (EventKind::DrawDeclined, Some(side), None),
+            Event::DrawAgreed => (EventKind::DrawAgreed, None, None),
+            Event::RematchOffered { side } => (EventKind::RematchOffered, Some(side), None),
+            Event::RematchStarted => (EventKind::RematchStarted, None, None),
+        };
+        StoredEvent {
+            version: logged.version,
+            kind,
+            side: side.map(side_name),
+            action: action.map(|a| a.to_string()),
+            player: logged.player.map(Player::as_str),
+            client_id: logged.client_id.clone(),
+        }
+    }
+}
+
+/// Reads an event row back; the error names the column that is not what
+/// this server writes.
+fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
+    let (version, kind, side, action, player, client_id) = row;
+    let side = || side.as_deref().and_then(side_from_name).ok_or("side");
+    let kind = EventKind::parse(&kind).ok_or("kind")?;
+    let event = match kind {
+        EventKind::Played => Event::Played {
+            side: side()?,
+            action: action
+                .as_deref()
+                .and_then(|a| a.parse().ok())
+                .ok_or("action")?,
+        },
+        EventKind::Resigned => Event::Resigned { side: side()? },
+        EventKind::DrawOffered => Event::DrawOffered { side: side()? },
+        EventKind::DrawDeclined => Event::DrawDeclined { side: side()? },
+        EventKind::DrawAgreed => Event::DrawAgreed,
+        EventKind::RematchOffered => Event::RematchOffered { side: side()? },
+        EventKind::RematchStarted => Event::RematchStarted,
+    };
+    let player = match player {
+        Some(name) => Some(Player::parse(&name).ok_or("player")?),
+        None => None,
+    };
+    Ok(Logged {
+        version: u64::try_from(version).map_err(|_| "version")?,
+        event,
+        player,
+        client_id,
+    })
 }
 
 impl Storage {
@@ -264,8 +325,16 @@ impl Storage {
             return Err(StorageError::UnsupportedUrl);
         };
         let (writer, queue) = mpsc::channel(4 * MAX_BATCH);
-        tokio::spawn(write_batches(pool.clone(), queue));
-        Ok(Storage { pool, writer })
+        let tasks = TaskTracker::new();
+        let stop = CancellationToken::new();
+        tasks.spawn(write_batches(pool.clone(), queue, stop.clone()));
+        tasks.close();
+        Ok(Storage {
+            pool,
+            writer,
+            tasks,
+            stop,
+        })
     }
 
     /// Whether the database answers.
@@ -276,8 +345,11 @@ impl Storage {
         Ok(())
     }
 
-    /// Closes the pool, waiting for connections to finish.
+    /// Stops the writer once it has committed what is queued, then closes
+    /// the pool, waiting for connections to finish.
     pub async fn close(&self) {
+        self.stop.cancel();
+        self.tasks.wait().await;
         on_pool!(&self.pool, pool => pool.close().await)
     }
 
@@ -296,13 +368,13 @@ impl Storage {
             .bind(now_millis())
             .bind(o.opponent.as_str())
             .bind(o.level.map(|l| i64::from(l.get())))
-            .bind(side_str(o.host_side))
+            .bind(side_name(o.host_side))
             .bind(i64::from(o.spectator_seats))
             .bind(i64::from(o.rules.goats_to_win()))
-            .bind(side_str(v.first))
+            .bind(side_name(v.first))
             .bind(i64::from(v.multi_jump))
             .bind(i64::from(v.three_tigers))
-            .bind(repetition_str(v.repetition))
+            .bind(repetition_name(v.repetition))
             .bind(i64::from(v.ply_limit))
             .bind(row.host_secret.as_ref().map(TokenHash::as_str))
             .bind(row.guest_secret.as_ref().map(TokenHash::as_str))
@@ -342,13 +414,13 @@ impl Storage {
     pub async fn append_event(
         &self,
         table: &str,
-        event: &StoredEvent,
+        event: &Logged,
         active: bool,
     ) -> Result<(), StorageError> {
         let (done, result) = oneshot::channel();
         let append = Append {
             table: table.to_owned(),
-            event: event.clone(),
+            event: StoredEvent::encode(event),
             active,
             done,
         };
@@ -387,7 +459,7 @@ impl Storage {
     }
 
     /// A table's events, oldest first.
-    pub async fn events(&self, table: &str) -> Result<Vec<StoredEvent>, StorageError> {
+    pub async fn events(&self, table: &str) -> Result<Vec<Logged>, StorageError> {
         let raw: Vec<EventRow> = on_pool!(&self.pool, pool => {
             sqlx::query_as(
                 "SELECT version, kind, side, action, player, client_id FROM events \
@@ -398,18 +470,11 @@ impl Storage {
             .await?
         });
         raw.into_iter()
-            .map(|(version, kind, side, action, player, client_id)| {
-                let corrupt = |what: &str| StorageError::Corrupt {
+            .map(|row| {
+                let version = row.0;
+                decode_event(row).map_err(|column| StorageError::Corrupt {
                     table: table.to_owned(),
-                    what: what.to_owned(),
-                };
-                Ok(StoredEvent {
-                    version: u64::try_from(version).map_err(|_| corrupt("negative version"))?,
-                    kind: EventKind::parse(&kind).ok_or_else(|| corrupt("unknown event kind"))?,
-                    side,
-                    action,
-                    player,
-                    client_id,
+                    what: format!("event {version}: unreadable {column}"),
                 })
             })
             .collect()
@@ -462,12 +527,12 @@ struct RawTable {
 
 impl RawTable {
     fn parse(self) -> Result<TableRow, StorageError> {
-        use baghchal_rules::{Repetition, RulesOptions};
+        use baghchal_rules::RulesOptions;
         let corrupt = |what: &str| StorageError::Corrupt {
             table: self.id.clone(),
             what: what.to_owned(),
         };
-        let side = |text: &str| parse_side(text).ok_or_else(|| corrupt("side"));
+        let side = |text: &str| side_from_name(text).ok_or_else(|| corrupt("side"));
         let opponent = Opponent::parse(&self.opponent).ok_or_else(|| corrupt("opponent"))?;
         let level = match self.level {
             Some(n) => Some(
@@ -483,11 +548,8 @@ impl RawTable {
             first: side(&self.first_side)?,
             multi_jump: self.multi_jump != 0,
             three_tigers: self.three_tigers != 0,
-            repetition: match self.repetition.as_str() {
-                "forbid" => Repetition::Forbid,
-                "threefold_draw" => Repetition::ThreefoldDraw,
-                _ => return Err(corrupt("repetition")),
-            },
+            repetition: repetition_from_name(&self.repetition)
+                .ok_or_else(|| corrupt("repetition"))?,
             ply_limit: u16::try_from(self.ply_limit).map_err(|_| corrupt("ply limit"))?,
         })
         .map_err(|e| corrupt(&e.to_string()))?;
@@ -510,33 +572,78 @@ impl RawTable {
     }
 }
 
-/// The stored name of a side.
-pub fn side_str(side: baghchal_rules::Side) -> &'static str {
-    match side {
-        baghchal_rules::Side::Goat => "goats",
-        baghchal_rules::Side::Tiger => "tigers",
-    }
-}
-
-/// The side with this stored name.
-pub fn parse_side(text: &str) -> Option<baghchal_rules::Side> {
-    match text {
-        "goats" => Some(baghchal_rules::Side::Goat),
-        "tigers" => Some(baghchal_rules::Side::Tiger),
-        _ => None,
-    }
-}
-
-fn repetition_str(r: baghchal_rules::Repetition) -> &'static str {
-    match r {
-        baghchal_rules::Repetition::Forbid => "forbid",
-        baghchal_rules::Repetition::ThreefoldDraw => "threefold_draw",
-    }
-}
-
 fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use baghchal_rules::Side;
+
+    fn row(stored: StoredEvent) -> EventRow {
+        (
+            i64::try_from(stored.version).unwrap(),
+            stored.kind.as_str().to_owned(),
+            stored.side.map(str::to_owned),
+            stored.action,
+            stored.player.map(str::to_owned),
+            stored.client_id,
+        )
+    }
+
+    #[test]
+    fn every_event_reads_back_as_it_was_written() {
+        let events = [
+            Event::Played {
+                side: Side::Goat,
+                action: "c3".parse().unwrap(),
+            },
+            Event::Resigned { side: Side::Tiger },
+            Event::DrawOffered { side: Side::Goat },
+            Event::DrawDeclined { side: Side::Tiger },
+            Event::DrawAgreed,
+            Event::RematchOffered { side: Side::Goat },
+            Event::RematchStarted,
+        ];
+        for (i, event) in events.into_iter().enumerate() {
+            for (player, client_id) in [(Some(Player::Guest), Some("7".to_owned())), (None, None)] {
+                let logged = Logged {
+                    version: i as u64 + 1,
+                    event,
+                    player,
+                    client_id,
+                };
+                let back = decode_event(row(StoredEvent::encode(&logged)));
+                assert_eq!(back, Ok(logged));
+            }
+        }
+    }
+
+    #[test]
+    fn an_unreadable_event_row_names_its_column() {
+        let good = || {
+            row(StoredEvent::encode(&Logged {
+                version: 1,
+                event: Event::Resigned { side: Side::Goat },
+                player: Some(Player::Host),
+                client_id: None,
+            }))
+        };
+        let mut bad = good();
+        bad.1 = "teleported".into();
+        assert_eq!(decode_event(bad), Err("kind"));
+        let mut bad = good();
+        bad.2 = Some("goat".into());
+        assert_eq!(decode_event(bad), Err("side"));
+        let mut bad = good();
+        bad.4 = Some("referee".into());
+        assert_eq!(decode_event(bad), Err("player"));
+        let mut bad = good();
+        bad.0 = -1;
+        assert_eq!(decode_event(bad), Err("version"));
+    }
 }

@@ -2,6 +2,8 @@
 //! else talks to it through a [`TableHandle`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -9,14 +11,16 @@ use axum::extract::ws::Utf8Bytes;
 use baghchal_protocol as wire;
 use baghchal_rules::{Action, Side};
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use crate::bot::Computer;
-use crate::options::{side_to_wire, Opponent, TableOptions};
-use crate::play::{event_to_wire, result_to_wire, Event, Intent, Play, Player};
-use crate::storage::{
-    parse_side, side_str, EventKind, Storage, StorageError, StoredEvent, TableRow,
-};
+use crate::names::{event_to_wire, result_to_wire, side_to_wire};
+use crate::options::{Opponent, TableOptions};
+use crate::play::{Event, Intent, Logged, Play, Player};
+use crate::storage::{Storage, StorageError, TableRow};
 use crate::token::{Token, TokenHash};
 
 /// Events kept in memory per table for reconnecting clients.
@@ -28,6 +32,12 @@ const RECENT_IDS: usize = 1024;
 pub const OUTBOX_LEN: usize = EVENT_LOG_LEN + 64;
 /// Commands queued for a table.
 const INBOX_LEN: usize = 1024;
+/// The pause before the first retry of a failed commit of the table's own
+/// (the computer's action, the next bots game); it doubles each time.
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+/// Retries of a failed commit of the table's own before it gives up (a
+/// later join starts it again).
+const RETRIES: u32 = 6;
 
 /// A connection's id, for logs and for telling sockets apart.
 pub type ConnId = u64;
@@ -91,6 +101,11 @@ pub struct TableContext {
     pub idle_timeout: Duration,
     /// Called by an idle table to leave the registry.
     pub forget: Forget,
+    /// Every table's task, awaited at shutdown.
+    pub tasks: TaskTracker,
+    /// Cancelled at shutdown: each table ends after the command it is
+    /// handling, its commit included.
+    pub shutdown: CancellationToken,
 }
 
 enum Command {
@@ -108,14 +123,6 @@ enum Command {
         conn: ConnId,
         id: Option<String>,
         intent: Result<Intent, String>,
-    },
-    ComputerChose {
-        game: u32,
-        ply: u16,
-        action: Option<Action>,
-    },
-    NextBotGame {
-        game: u32,
     },
     Record {
         game: u32,
@@ -142,26 +149,22 @@ impl TableHandle {
     /// Loads a table from its row and stored events and starts its task.
     pub fn spawn(
         row: TableRow,
-        events: &[StoredEvent],
+        events: &[Logged],
         context: TableContext,
     ) -> Result<TableHandle, StorageError> {
         let mut play = Play::new(row.options);
         let mut recent = RecentIds::default();
-        for stored in events {
+        for logged in events {
             let corrupt = |what: &str| StorageError::Corrupt {
                 table: row.id.clone(),
-                what: format!("event {}: {what}", stored.version),
+                what: format!("event {}: {what}", logged.version),
             };
-            if stored.version != play.version() + 1 {
+            if logged.version != play.version() + 1 {
                 return Err(corrupt("version out of sequence"));
             }
-            let event = decode_event(stored).ok_or_else(|| corrupt("unreadable"))?;
-            play.apply(event)
+            play.apply(logged.event)
                 .map_err(|refusal| corrupt(&refusal.message()))?;
-            if let (Some(player), Some(id)) = (
-                stored.player.as_deref().and_then(Player::parse),
-                &stored.client_id,
-            ) {
+            if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
                 recent.insert(player, id.clone());
             }
         }
@@ -182,12 +185,13 @@ impl TableHandle {
             spectators: HashMap::new(),
             log: VecDeque::new(),
             recent,
-            context,
             tx: tx.downgrade(),
-            thinking: None,
-            next_game_pending: false,
+            computer: None,
+            next_game: None,
+            context,
         };
-        tokio::spawn(table.run(rx).instrument(span));
+        let tasks = table.context.tasks.clone();
+        tasks.spawn(table.run(rx).instrument(span));
         Ok(TableHandle { tx })
     }
 
@@ -263,47 +267,6 @@ impl TableHandle {
     }
 }
 
-fn decode_event(stored: &StoredEvent) -> Option<Event> {
-    let side = || stored.side.as_deref().and_then(parse_side);
-    Some(match stored.kind {
-        EventKind::Played => Event::Played {
-            side: side()?,
-            action: stored.action.as_deref()?.parse().ok()?,
-        },
-        EventKind::Resigned => Event::Resigned { side: side()? },
-        EventKind::DrawOffered => Event::DrawOffered { side: side()? },
-        EventKind::DrawDeclined => Event::DrawDeclined { side: side()? },
-        EventKind::DrawAgreed => Event::DrawAgreed,
-        EventKind::RematchOffered => Event::RematchOffered { side: side()? },
-        EventKind::RematchStarted => Event::RematchStarted,
-    })
-}
-
-fn encode_event(
-    event: &Event,
-    version: u64,
-    player: Option<Player>,
-    client_id: Option<&str>,
-) -> StoredEvent {
-    let (kind, side, action) = match *event {
-        Event::Played { side, action } => (EventKind::Played, Some(side), Some(action)),
-        Event::Resigned { side } => (EventKind::Resigned, Some(side), None),
-        Event::DrawOffered { side } => (EventKind::DrawOffered, Some(side), None),
-        Event::DrawDeclined { side } => (EventKind::DrawDeclined, Some(side), None),
-        Event::DrawAgreed => (EventKind::DrawAgreed, None, None),
-        Event::RematchOffered { side } => (EventKind::RematchOffered, Some(side), None),
-        Event::RematchStarted => (EventKind::RematchStarted, None, None),
-    };
-    StoredEvent {
-        version,
-        kind,
-        side: side.map(|s| side_str(s).to_owned()),
-        action: action.map(|a| a.to_string()),
-        player: player.map(|p| p.as_str().to_owned()),
-        client_id: client_id.map(str::to_owned),
-    }
-}
-
 struct Secrets {
     host: Option<TokenHash>,
     guest: Option<TokenHash>,
@@ -365,24 +328,116 @@ struct Table {
     recent: RecentIds,
     /// What tables share.
     context: TableContext,
-    /// Our own inbox, for the computer's answers.
+    /// Our own inbox, to tell the registry which task is leaving it.
     tx: mpsc::WeakSender<Command>,
-    /// The game and ply the computer is thinking about.
-    thinking: Option<(u32, u16)>,
-    /// Whether the next bots game is scheduled.
-    next_game_pending: bool,
+    /// The computer's turn, while it is to move.
+    computer: Option<ComputerTurn>,
+    /// The next bots game, while one is due.
+    next_game: Option<Timer>,
+}
+
+/// A thought in progress: the computer's choice, computed on a thinker's
+/// thread. Dropping it abandons the thought.
+type Thought = Pin<Box<dyn Future<Output = Option<Action>> + Send>>;
+
+/// The computer to move at one ply of one game.
+struct ComputerTurn {
+    /// The game and the ply.
+    key: (u32, u16),
+    /// Waiting for its pace or a retry, thinking, or its action chosen
+    /// and waiting to be committed again.
+    stage: Stage,
+    /// When the wait ends.
+    due: Instant,
+    /// Failed commits so far.
+    failures: u32,
+}
+
+enum Stage {
+    /// Waiting until `due` to start thinking.
+    Pacing,
+    /// Thinking.
+    Thinking(Thought),
+    /// Chosen; its commit failed and is tried again at `due`.
+    Chosen(Action),
+}
+
+/// Something the table does by itself at `due`.
+struct Timer {
+    /// Which game it was scheduled for.
+    game: u32,
+    /// When.
+    due: Instant,
+    /// Failed commits so far.
+    failures: u32,
+}
+
+/// What woke the table.
+enum Wake {
+    /// A command, or `None` when every handle is gone.
+    Command(Option<Command>),
+    /// The server is shutting down.
+    Shutdown,
+    /// Nobody came for the idle timeout.
+    Idle,
+    /// The computer's wait is over.
+    ComputerDue,
+    /// The computer has chosen.
+    ComputerChose(Option<Action>),
+    /// The next bots game is due.
+    NextGameDue,
+}
+
+/// The pause before retry `failures` (from 1), or `None` once the retries
+/// are spent.
+fn backoff(failures: u32) -> Option<Duration> {
+    (failures <= RETRIES).then(|| RETRY_FIRST * 2u32.saturating_pow(failures - 1))
+}
+
+/// Completes with `thought`'s choice; never while there is none.
+async fn think(stage: Option<&mut Stage>) -> Option<Action> {
+    match stage {
+        Some(Stage::Thinking(thought)) => thought.await,
+        _ => std::future::pending().await,
+    }
+}
+
+/// Completes at `due`; never when there is none.
+async fn until(due: Option<Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due).await,
+        None => std::future::pending().await,
+    }
 }
 
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         tracing::debug!(version = self.play.version(), "table open");
         self.schedule_computer();
+        self.schedule_next_bots_game();
+        let shutdown = self.context.shutdown.clone();
         loop {
             let idle = self.is_idle();
-            let command = tokio::select! {
+            let computer_due = match &self.computer {
+                Some(turn) if !matches!(turn.stage, Stage::Thinking(_)) => Some(turn.due),
+                _ => None,
+            };
+            let next_game_due = self.next_game.as_ref().map(|t| t.due);
+            let wake = tokio::select! {
                 biased;
-                command = rx.recv() => command,
-                () = tokio::time::sleep(self.context.idle_timeout), if idle => {
+                () = shutdown.cancelled() => Wake::Shutdown,
+                command = rx.recv() => Wake::Command(command),
+                action = think(self.computer.as_mut().map(|t| &mut t.stage)) => {
+                    Wake::ComputerChose(action)
+                }
+                () = until(computer_due) => Wake::ComputerDue,
+                () = until(next_game_due) => Wake::NextGameDue,
+                () = tokio::time::sleep(self.context.idle_timeout), if idle => Wake::Idle,
+            };
+            match wake {
+                Wake::Command(Some(command)) => self.handle(command).await,
+                Wake::Command(None) | Wake::Shutdown => break,
+                Wake::Idle => {
                     self.leave_registry();
                     // Nobody may join from here on: commands already queued
                     // are dropped, and their senders see the table closed
@@ -393,45 +448,37 @@ impl Table {
                     tracing::debug!("idle table unloaded");
                     return;
                 }
-            };
-            let Some(command) = command else { break };
-            match command {
-                Command::Join {
-                    conn,
-                    token,
-                    since,
-                    outbox,
-                    respond_to,
-                } => {
-                    let result = self.join(conn, &token, since, outbox).await;
-                    let _ = respond_to.send(result);
-                }
-                Command::Leave { conn } => self.leave(conn),
-                Command::Act { conn, id, intent } => self.act(conn, id, intent).await,
-                Command::ComputerChose { game, ply, action } => {
-                    self.computer_chose(game, ply, action).await
-                }
-                Command::NextBotGame { game } => {
-                    self.next_game_pending = false;
-                    if game == self.play.game_number()
-                        && self.play.game().is_finished()
-                        && !self.spectators.is_empty()
-                    {
-                        self.commit(Event::RematchStarted, None, None).await;
-                    }
-                    self.schedule_next_bots_game();
-                }
-                Command::Record { game, respond_to } => {
-                    let _ = respond_to.send(self.record(game));
-                }
-                Command::Ping { conn } => {
-                    if let Some((_, outbox)) = self.member_of(conn) {
-                        let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Pong)));
-                    }
-                }
+                Wake::ComputerDue => self.computer_due().await,
+                Wake::ComputerChose(action) => self.computer_chose(action).await,
+                Wake::NextGameDue => self.next_bots_game().await,
             }
         }
         tracing::debug!("table closed");
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Join {
+                conn,
+                token,
+                since,
+                outbox,
+                respond_to,
+            } => {
+                let result = self.join(conn, &token, since, outbox).await;
+                let _ = respond_to.send(result);
+            }
+            Command::Leave { conn } => self.leave(conn),
+            Command::Act { conn, id, intent } => self.act(conn, id, intent).await,
+            Command::Record { game, respond_to } => {
+                let _ = respond_to.send(self.record(game));
+            }
+            Command::Ping { conn } => {
+                if let Some((_, outbox)) = self.member_of(conn) {
+                    let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Pong)));
+                }
+            }
+        }
     }
 
     /// Nobody connected and nothing for the table to do by itself.
@@ -439,8 +486,8 @@ impl Table {
         self.host.is_none()
             && self.guest.is_none()
             && self.spectators.is_empty()
-            && self.thinking.is_none()
-            && !self.next_game_pending
+            && self.computer.is_none()
+            && self.next_game.is_none()
     }
 
     fn leave_registry(&self) {
@@ -559,6 +606,8 @@ impl Table {
                 self.schedule_next_bots_game();
             }
         }
+        // A computer that gave up on a failing database tries again.
+        self.schedule_computer();
         tracing::info!(conn_id = conn, member = ?member, since, "joined");
         self.broadcast_presence();
         Ok(member)
@@ -675,31 +724,107 @@ impl Table {
         }
     }
 
-    async fn computer_chose(&mut self, game: u32, ply: u16, action: Option<Action>) {
-        if self.thinking == Some((game, ply)) {
-            self.thinking = None;
+    /// The computer's pace, or a retry's pause, is over.
+    async fn computer_due(&mut self) {
+        let Some(turn) = self.computer.as_mut() else {
+            return;
+        };
+        match std::mem::replace(&mut turn.stage, Stage::Pacing) {
+            Stage::Pacing => {
+                let Some(level) = self.options.level else {
+                    self.computer = None;
+                    return;
+                };
+                let computer = self.context.computer.clone();
+                let position = self.play.game().position().clone();
+                turn.stage = Stage::Thinking(Box::pin(async move {
+                    computer.choose(position, level, seed()).await
+                }));
+            }
+            Stage::Chosen(action) => self.computer_chose(Some(action)).await,
+            Stage::Thinking(thought) => turn.stage = Stage::Thinking(thought),
         }
-        if game != self.play.game_number()
-            || ply != self.play.game().position().ply()
+    }
+
+    /// The computer chose `action` for the current turn: commits it, or
+    /// schedules a retry after a pause, or gives up once the retries are
+    /// spent.
+    async fn computer_chose(&mut self, action: Option<Action>) {
+        let Some(turn) = &self.computer else { return };
+        let key = turn.key;
+        if key != (self.play.game_number(), self.play.game().position().ply())
             || self.play.game().is_finished()
         {
+            self.computer = None;
+            self.schedule_computer();
             return;
         }
         let side = self.play.game().position().side_to_move();
         let Some(action) = action else {
             tracing::error!("the computer found no action in an unfinished game");
+            self.computer = None;
             return;
         };
-        match self.play.decide(side, Intent::Play(action)) {
-            Ok(event) => {
-                if !self.commit(event, None, None).await {
-                    // Try again after a pause rather than stall the game.
-                    self.retry_computer_later();
-                }
-            }
+        let event = match self.play.decide(side, Intent::Play(action)) {
+            Ok(event) => event,
             Err(refusal) => {
-                tracing::error!(action = %action, refusal = ?refusal, "the computer chose an illegal action")
+                tracing::error!(action = %action, refusal = ?refusal, "the computer chose an illegal action");
+                self.computer = None;
+                return;
             }
+        };
+        if self.commit(event, None, None).await {
+            return;
+        }
+        // Try again after a pause rather than stall the game; give up after
+        // a few (someone joining starts it again).
+        let Some(turn) = self.computer.as_mut().filter(|t| t.key == key) else {
+            return;
+        };
+        turn.failures += 1;
+        match backoff(turn.failures) {
+            Some(pause) => {
+                turn.stage = Stage::Chosen(action);
+                turn.due = Instant::now() + pause;
+            }
+            None => {
+                tracing::error!(
+                    failures = turn.failures,
+                    "the computer's action could not be stored; giving up for now"
+                );
+                self.computer = None;
+            }
+        }
+    }
+
+    /// The pause between two bots games is over: starts the next one, or
+    /// tries again later.
+    async fn next_bots_game(&mut self) {
+        let Some(timer) = self.next_game.take() else {
+            return;
+        };
+        if timer.game != self.play.game_number()
+            || !self.play.game().is_finished()
+            || self.spectators.is_empty()
+        {
+            return;
+        }
+        if self.commit(Event::RematchStarted, None, None).await {
+            return;
+        }
+        let failures = timer.failures + 1;
+        match backoff(failures) {
+            Some(pause) => {
+                self.next_game = Some(Timer {
+                    game: timer.game,
+                    due: Instant::now() + pause,
+                    failures,
+                })
+            }
+            None => tracing::error!(
+                failures,
+                "the next bots game could not be stored; giving up for now"
+            ),
         }
     }
 
@@ -716,11 +841,16 @@ impl Table {
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
         let active = !self.play.ends_game(&event);
-        let stored = encode_event(&event, version, player, client_id);
+        let logged = Logged {
+            version,
+            event,
+            player,
+            client_id: client_id.map(str::to_owned),
+        };
         if let Err(e) = self
             .context
             .storage
-            .append_event(&self.id, &stored, active)
+            .append_event(&self.id, &logged, active)
             .await
         {
             tracing::error!(error = %e, version, "storing an event failed");
@@ -816,64 +946,33 @@ impl Table {
         self.broadcast(encode(&wire::ServerMessage::Presence(presence)));
     }
 
-    /// Asks the computer for an action when it is to move.
+    /// Starts the computer's turn when it is to move (after its pace), and
+    /// forgets a turn that is over.
     fn schedule_computer(&mut self) {
         let game = self.play.game();
         let position = game.position();
-        if game.is_finished() || !self.play.is_computer(position.side_to_move()) {
+        if game.is_finished()
+            || !self.play.is_computer(position.side_to_move())
+            || self.options.level.is_none()
+        {
+            self.computer = None;
             return;
         }
         let key = (self.play.game_number(), position.ply());
-        if self.thinking == Some(key) {
+        if self.computer.as_ref().is_some_and(|t| t.key == key) {
             return;
         }
-        let (Some(level), Some(tx)) = (self.options.level, self.tx.upgrade()) else {
-            return;
-        };
-        self.thinking = Some(key);
         let pause = if self.options.opponent == Opponent::Bots {
             self.context.pace.bots_move
         } else {
             self.context.pace.computer_move
         };
-        let computer = self.context.computer.clone();
-        let position = position.clone();
-        let seed = seed();
-        tokio::spawn(
-            async move {
-                tokio::time::sleep(pause).await;
-                let action = computer.choose(position, level, seed).await;
-                let _ = tx
-                    .send(Command::ComputerChose {
-                        game: key.0,
-                        ply: key.1,
-                        action,
-                    })
-                    .await;
-            }
-            .in_current_span(),
-        );
-    }
-
-    fn retry_computer_later(&mut self) {
-        self.thinking = None;
-        let Some(tx) = self.tx.upgrade() else { return };
-        let game = self.play.game_number();
-        let ply = self.play.game().position().ply();
-        let position = self.play.game().position().clone();
-        let (computer, level) = (self.context.computer.clone(), self.options.level);
-        self.thinking = Some((game, ply));
-        tokio::spawn(
-            async move {
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                let action = match level {
-                    Some(level) => computer.choose(position, level, seed()).await,
-                    None => None,
-                };
-                let _ = tx.send(Command::ComputerChose { game, ply, action }).await;
-            }
-            .in_current_span(),
-        );
+        self.computer = Some(ComputerTurn {
+            key,
+            stage: Stage::Pacing,
+            due: Instant::now() + pause,
+            failures: 0,
+        });
     }
 
     /// At a bots table with someone watching, starts the next game after a
@@ -882,21 +981,19 @@ impl Table {
         if self.options.opponent != Opponent::Bots
             || !self.play.game().is_finished()
             || self.spectators.is_empty()
-            || self.next_game_pending
         {
+            self.next_game = None;
             return;
         }
-        let Some(tx) = self.tx.upgrade() else { return };
-        self.next_game_pending = true;
         let game = self.play.game_number();
-        let pause = self.context.pace.bots_next_game;
-        tokio::spawn(
-            async move {
-                tokio::time::sleep(pause).await;
-                let _ = tx.send(Command::NextBotGame { game }).await;
-            }
-            .in_current_span(),
-        );
+        if self.next_game.as_ref().is_some_and(|t| t.game == game) {
+            return;
+        }
+        self.next_game = Some(Timer {
+            game,
+            due: Instant::now() + self.context.pace.bots_next_game,
+            failures: 0,
+        });
     }
 }
 

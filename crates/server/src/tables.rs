@@ -14,6 +14,10 @@ use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
 use crate::table::{TableContext, TableHandle};
 use crate::token::{self, Token};
+use futures_util::stream::{self, StreamExt};
+use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// Why a table could not be created or found.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +45,14 @@ pub struct CreatedTable {
     pub watch: Option<Token>,
 }
 
+/// Tables loaded at once when the server resumes them at start-up.
+const RESUME_AT_ONCE: usize = 8;
+
+/// A table's place in the registry: empty while the table is created or
+/// loaded (whoever asks for it meanwhile waits for that one load), then its
+/// handle.
+type Slot = Arc<OnceCell<TableHandle>>;
+
 /// Every table this server runs. Cheap to clone.
 #[derive(Clone)]
 pub struct Tables {
@@ -48,11 +60,25 @@ pub struct Tables {
 }
 
 struct Inner {
-    open: Mutex<HashMap<String, TableHandle>>,
-    /// Serializes loading, so that a table is never loaded twice.
-    loading: tokio::sync::Mutex<()>,
+    /// The tables open or being opened. Locked only for map operations,
+    /// never across a database round trip.
+    open: Mutex<HashMap<String, Slot>>,
     context: TableContext,
     max_open: usize,
+}
+
+/// Why a load gave no table.
+enum LoadError {
+    /// There is no such table.
+    Missing,
+    /// It could not be read.
+    Failed(TablesError),
+}
+
+impl<E: Into<TablesError>> From<E> for LoadError {
+    fn from(e: E) -> LoadError {
+        LoadError::Failed(e.into())
+    }
 }
 
 impl Tables {
@@ -71,7 +97,6 @@ impl Tables {
                 let weak = weak.clone();
                 Inner {
                     open: Mutex::new(HashMap::new()),
-                    loading: tokio::sync::Mutex::new(()),
                     context: TableContext {
                         storage,
                         computer,
@@ -82,6 +107,8 @@ impl Tables {
                                 Tables { inner }.forget(id, handle);
                             }
                         }),
+                        tasks: TaskTracker::new(),
+                        shutdown: CancellationToken::new(),
                     },
                     max_open,
                 }
@@ -93,12 +120,24 @@ impl Tables {
     /// that very task for `id`.
     fn forget(&self, id: &str, handle: &TableHandle) {
         let mut open = self.lock();
-        if open.get(id).is_some_and(|h| h.same_table(handle)) {
+        if open
+            .get(id)
+            .and_then(|slot| slot.get())
+            .is_some_and(|h| h.same_table(handle))
+        {
             open.remove(id);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TableHandle>> {
+    /// Removes `slot` from the registry, if it is still the one for `id`.
+    fn remove_slot(&self, id: &str, slot: &Slot) {
+        let mut open = self.lock();
+        if open.get(id).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            open.remove(id);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
         // A panic while holding this lock leaves the map intact: insert and
         // get do not panic halfway.
         self.inner
@@ -114,11 +153,24 @@ impl Tables {
 
     /// Creates, stores and opens a table.
     pub async fn create(&self, options: TableOptions) -> Result<CreatedTable, TablesError> {
-        if self.lock().len() >= self.inner.max_open {
-            return Err(TablesError::Full(self.inner.max_open));
-        }
         let random = || Token::generate().map_err(TablesError::Random);
-        let id = token::table_id().map_err(TablesError::Random)?;
+        // The check and the reservation of the new table's slot happen
+        // under one guard, so that concurrent creations cannot overshoot.
+        let (id, slot) = {
+            let mut open = self.lock();
+            if open.len() >= self.inner.max_open {
+                return Err(TablesError::Full(self.inner.max_open));
+            }
+            let id = loop {
+                let id = token::table_id().map_err(TablesError::Random)?;
+                if !open.contains_key(&id) {
+                    break id;
+                }
+            };
+            let slot = Slot::default();
+            open.insert(id.clone(), slot.clone());
+            (id, slot)
+        };
         let host_secret = match options.opponent {
             Opponent::Bots => None,
             _ => Some(random()?),
@@ -140,12 +192,16 @@ impl Tables {
             invite_token: invite.as_ref().map(Token::hash),
             watch_token: watch.as_ref().map(Token::hash),
         };
-        self.inner.context.storage.create_table(&row).await?;
-        {
-            // Registered before its task can look for itself here.
-            let mut open = self.lock();
-            let handle = TableHandle::spawn(row, &[], self.inner.context.clone())?;
-            open.insert(id.clone(), handle);
+        let storage = &self.inner.context.storage;
+        let created = slot
+            .get_or_try_init(|| async {
+                storage.create_table(&row).await?;
+                TableHandle::spawn(row, &[], self.inner.context.clone())
+            })
+            .await;
+        if let Err(e) = created {
+            self.remove_slot(&id, &slot);
+            return Err(e.into());
         }
         tracing::info!(table_id = %id, opponent = options.opponent.as_str(), "table created");
         Ok(CreatedTable {
@@ -163,63 +219,71 @@ impl Tables {
         if !token::is_table_id(id) {
             return Ok(None);
         }
-        if let Some(handle) = self.open(id) {
-            return Ok(Some(handle));
-        }
-        let _loading = self.inner.loading.lock().await;
-        if let Some(handle) = self.open(id) {
-            return Ok(Some(handle));
-        }
-        self.load(id).await
-    }
-
-    /// The open table `id`, if its task is running.
-    fn open(&self, id: &str) -> Option<TableHandle> {
-        let mut open = self.lock();
-        match open.get(id) {
-            Some(handle) if handle.is_closed() => {
-                open.remove(id);
-                None
+        let slot = {
+            let mut open = self.lock();
+            match open.get(id) {
+                Some(slot) if !slot.get().is_some_and(TableHandle::is_closed) => slot.clone(),
+                // Absent, or its task ended: a fresh slot.
+                _ => {
+                    let slot = Slot::default();
+                    open.insert(id.to_owned(), slot.clone());
+                    slot
+                }
             }
-            other => other.cloned(),
+        };
+        match slot.get_or_try_init(|| self.load(id)).await {
+            Ok(handle) => Ok(Some(handle.clone())),
+            Err(LoadError::Missing) => {
+                self.remove_slot(id, &slot);
+                Ok(None)
+            }
+            Err(LoadError::Failed(e)) => {
+                self.remove_slot(id, &slot);
+                Err(e)
+            }
         }
     }
 
-    async fn load(&self, id: &str) -> Result<Option<TableHandle>, TablesError> {
+    async fn load(&self, id: &str) -> Result<TableHandle, LoadError> {
         let storage = &self.inner.context.storage;
         let Some(row) = storage.table(id).await? else {
-            return Ok(None);
+            return Err(LoadError::Missing);
         };
         let events = storage.events(id).await?;
-        let handle = {
-            let mut open = self.lock();
-            let handle = TableHandle::spawn(row, &events, self.inner.context.clone())?;
-            open.insert(id.to_owned(), handle.clone());
-            handle
-        };
+        let handle = TableHandle::spawn(row, &events, self.inner.context.clone())?;
         tracing::info!(table_id = %id, events = events.len(), "table loaded");
-        Ok(Some(handle))
+        Ok(handle)
     }
 
-    /// Opens every table whose game was unfinished: computer seats to move
-    /// resume at once. Returns how many.
+    /// Opens every table whose game was unfinished, a few at a time:
+    /// computer seats to move resume at once. Returns how many.
     pub async fn resume_all(&self) -> Result<usize, TablesError> {
         let ids = self.inner.context.storage.active_tables().await?;
-        let mut resumed = 0;
-        for id in ids {
-            match self.get(&id).await {
-                Ok(Some(_)) => resumed += 1,
-                Ok(None) => {}
-                // One unreadable table must not keep the others down.
-                Err(e) => tracing::error!(table_id = %id, error = %e, "cannot resume table"),
-            }
-        }
+        let resumed = stream::iter(ids)
+            .map(|id| async move {
+                match self.get(&id).await {
+                    Ok(found) => found.is_some(),
+                    // One unreadable table must not keep the others down.
+                    Err(e) => {
+                        tracing::error!(table_id = %id, error = %e, "cannot resume table");
+                        false
+                    }
+                }
+            })
+            .buffer_unordered(RESUME_AT_ONCE)
+            .filter(|resumed| std::future::ready(*resumed))
+            .count()
+            .await;
         Ok(resumed)
     }
 
-    /// Closes every table: their tasks end once the connections drop their
-    /// handles.
-    pub fn close_all(&self) {
+    /// Stops every table and waits until each has finished the command it
+    /// was handling (its commit included), so that the store can close.
+    pub async fn close_all(&self) {
+        let context = &self.inner.context;
+        context.shutdown.cancel();
+        context.tasks.close();
+        context.tasks.wait().await;
         self.lock().clear();
     }
 }

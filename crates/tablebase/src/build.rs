@@ -86,36 +86,10 @@ pub(crate) fn is_loss(value: u16) -> bool {
     value % 2 == 1
 }
 
-/// The lines of the board as bit masks.
-struct Lines {
-    neighbours: [u32; 25],
-    jumps: [[(u8, u8); 8]; 25],
-    jump_count: [u8; 25],
-}
-
-impl Lines {
-    fn new() -> Lines {
-        let mut lines = Lines {
-            neighbours: [0; 25],
-            jumps: [[(0, 0); 8]; 25],
-            jump_count: [0; 25],
-        };
-        for sq in Square::ALL {
-            let i = sq.index();
-            lines.neighbours[i] = board::neighbours(sq).0;
-            for (over, land) in board::jumps(sq) {
-                let n = lines.jump_count[i] as usize;
-                lines.jumps[i][n] = (over.index() as u8, land.index() as u8);
-                lines.jump_count[i] += 1;
-            }
-        }
-        lines
-    }
-
-    #[inline]
-    fn jumps(&self, sq: usize) -> &[(u8, u8)] {
-        &self.jumps[sq][..self.jump_count[sq] as usize]
-    }
+/// The points joined to point `sq` by a line, as a bit set.
+#[inline]
+fn neighbours(sq: usize) -> u32 {
+    board::neighbours(Square::ALL[sq]).0
 }
 
 #[inline]
@@ -192,7 +166,6 @@ impl Found {
 /// goats to move and 1 for the tigers.
 struct Tier<'a> {
     indexer: &'a Indexer,
-    lines: &'a Lines,
     goats: u32,
     len: u32,
     /// Whether a capture reaches the target.
@@ -245,7 +218,7 @@ impl Tier<'_> {
         let empty = FULL & !t & !g;
         if tiger {
             for from in squares(t) {
-                for to in squares(self.lines.neighbours[from] & empty) {
+                for to in squares(neighbours(from) & empty) {
                     let child = self.item(false, t ^ (1 << from | 1 << to), g);
                     if !f(child) {
                         return false;
@@ -254,7 +227,7 @@ impl Tier<'_> {
             }
         } else {
             for to in squares(empty) {
-                for from in squares(self.lines.neighbours[to] & g) {
+                for from in squares(neighbours(to) & g) {
                     let child = self.item(true, t, g ^ (1 << from | 1 << to));
                     if !f(child) {
                         return false;
@@ -270,7 +243,8 @@ impl Tier<'_> {
     fn captures(&self, t: u32, g: u32, mut f: impl FnMut(u32, u32) -> bool) -> bool {
         let empty = FULL & !t & !g;
         for from in squares(t) {
-            for &(over, land) in self.lines.jumps(from) {
+            for line in board::jump_lines(Square::ALL[from]) {
+                let (over, land) = (line.over.index(), line.land.index());
                 if g & 1 << over != 0
                     && empty & 1 << land != 0
                     && !f(t ^ (1 << from | 1 << land), g ^ 1 << over)
@@ -289,13 +263,13 @@ impl Tier<'_> {
         if tiger {
             // The goats just stepped.
             for to in squares(g) {
-                for from in squares(self.lines.neighbours[to] & empty) {
+                for from in squares(neighbours(to) & empty) {
                     f(self.item(false, t, g ^ (1 << from | 1 << to)));
                 }
             }
         } else {
             for to in squares(t) {
-                for from in squares(self.lines.neighbours[to] & empty) {
+                for from in squares(neighbours(to) & empty) {
                     f(self.item(true, t ^ (1 << from | 1 << to), g));
                 }
             }
@@ -307,9 +281,9 @@ impl Tier<'_> {
         let (tiger, t, g) = self.board(item);
         let empty = FULL & !t & !g;
         let can_step = if tiger {
-            squares(t).any(|sq| self.lines.neighbours[sq] & empty != 0)
+            squares(t).any(|sq| neighbours(sq) & empty != 0)
         } else {
-            squares(empty).any(|sq| self.lines.neighbours[sq] & g != 0)
+            squares(empty).any(|sq| neighbours(sq) & g != 0)
         };
         if !tiger {
             if !can_step {
@@ -483,7 +457,6 @@ pub struct Solved {
 /// current rayon pool.
 pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved {
     assert!(shape.is_valid(), "unsolvable shape {shape:?}");
-    let lines = Lines::new();
     let mut tiers: Vec<Vec<u16>> = Vec::new();
     for eaten in (0..shape.target).rev() {
         progress.tier(eaten);
@@ -492,7 +465,6 @@ pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved
         let below: &[u16] = tiers.last().map(Vec::as_slice).unwrap_or(&[]);
         let tier = Tier {
             indexer,
-            lines: &lines,
             goats,
             len,
             last: eaten + 1 == shape.target,

@@ -16,7 +16,7 @@ pub(crate) const TIGERS: u32 = 4;
 /// Points not taken by a tiger.
 pub(crate) const FREE: usize = 25 - TIGERS as usize;
 /// Every point of the board.
-pub(crate) const FULL: u32 = (1 << 25) - 1;
+pub(crate) const FULL: u32 = baghchal_rules::Bitboard::FULL.0;
 
 /// `BINOMIAL[n][k]` = n choose k, for n, k ≤ 25.
 pub(crate) const BINOMIAL: [[u32; 26]; 26] = {

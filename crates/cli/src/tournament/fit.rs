@@ -96,6 +96,125 @@ pub(super) fn ratings(nominal: &[f64], games: &[(usize, usize, f64)]) -> Fit {
     }
 }
 
+/// Ratings per side: each player's strength as the goats and as the
+/// tigers, their mean, and 95% error bars, all relative to an anchor.
+pub(super) struct Sided {
+    /// Each player's rating as the goats.
+    pub goats: Vec<f64>,
+    /// Each player's rating as the tigers.
+    pub tigers: Vec<f64>,
+    /// The mean of the two.
+    pub mean: Vec<f64>,
+    /// 95% intervals of `goats`, `tigers` and `mean`.
+    pub goats_errors: Vec<f64>,
+    /// See `goats_errors`.
+    pub tigers_errors: Vec<f64>,
+    /// See `goats_errors`.
+    pub mean_errors: Vec<f64>,
+    /// 95% intervals of the gaps between the means of neighbours (entry
+    /// `k` for `k - 1` to `k`; entry 0 unused).
+    pub gap_errors: Vec<f64>,
+}
+
+/// The standard deviation of the prior on every rating: weak, so that it
+/// only keeps a player that won or lost everything finite.
+const PRIOR: f64 = 2000.0;
+
+/// Maximum-a-posteriori Bradley-Terry ratings with a strength per player
+/// and side: the goats' expected score in a game is
+/// `expected(goats_rating(g) - tigers_rating(t))`, each game
+/// `(goats, tigers, score)` scoring 1, ½ or 0 for the goats; a weak
+/// Gaussian prior keeps perfect scores finite. The likelihood fixes only
+/// differences, so the ratings are anchored: the mean of the `anchor`
+/// players' means is `anchor_value`, and the error bars are those of each
+/// rating relative to that anchor.
+pub(super) fn sided(
+    n: usize,
+    games: &[(usize, usize, f64)],
+    anchor: &[usize],
+    anchor_value: f64,
+) -> Sided {
+    let m = 2 * n;
+    let scale = 10f64.ln() / 400.0;
+    let mut x = vec![0.0f64; m];
+    let mut hessian = vec![vec![0.0f64; m]; m];
+    for _ in 0..200 {
+        let mut gradient: Vec<f64> = x.iter().map(|v| -v / (PRIOR * PRIOR)).collect();
+        for (a, row) in hessian.iter_mut().enumerate() {
+            row.fill(0.0);
+            row[a] = 1.0 / (PRIOR * PRIOR);
+        }
+        for &(g, t, score) in games {
+            let (i, j) = (g, n + t);
+            let p = expected(x[i] - x[j]);
+            let h = scale * scale * p * (1.0 - p);
+            gradient[i] += scale * (score - p);
+            gradient[j] -= scale * (score - p);
+            hessian[i][i] += h;
+            hessian[j][j] += h;
+            hessian[i][j] -= h;
+            hessian[j][i] -= h;
+        }
+        let step = multiply(&invert(&hessian), &gradient);
+        let mut largest = 0.0f64;
+        for (v, d) in x.iter_mut().zip(&step) {
+            *v += d.clamp(-400.0, 400.0);
+            largest = largest.max(d.abs());
+        }
+        if largest < 1e-6 {
+            break;
+        }
+    }
+    let covariance = invert(&hessian);
+    // The anchor as a combination of the parameters.
+    let mut base = vec![0.0f64; m];
+    for &a in anchor {
+        base[a] += 0.5 / anchor.len() as f64;
+        base[n + a] += 0.5 / anchor.len() as f64;
+    }
+    let shift = anchor_value - base.iter().zip(&x).map(|(c, v)| c * v).sum::<f64>();
+    let interval = |weights: &[(usize, f64)]| {
+        let mut c: Vec<f64> = base.iter().map(|b| -b).collect();
+        for &(k, w) in weights {
+            c[k] += w;
+        }
+        let v: f64 = (0..m)
+            .map(|a| (0..m).map(|b| c[a] * covariance[a][b] * c[b]).sum::<f64>())
+            .sum();
+        1.96 * v.max(0.0).sqrt()
+    };
+    let contrast = |weights: &[(usize, f64)]| {
+        let v: f64 = (0..m)
+            .map(|a| {
+                let c: f64 = weights.iter().filter(|w| w.0 == a).map(|w| w.1).sum();
+                (0..m)
+                    .map(|b| {
+                        let d: f64 = weights.iter().filter(|w| w.0 == b).map(|w| w.1).sum();
+                        c * covariance[a][b] * d
+                    })
+                    .sum::<f64>()
+            })
+            .sum();
+        1.96 * v.max(0.0).sqrt()
+    };
+    Sided {
+        goats: (0..n).map(|k| x[k] + shift).collect(),
+        tigers: (0..n).map(|k| x[n + k] + shift).collect(),
+        mean: (0..n).map(|k| (x[k] + x[n + k]) / 2.0 + shift).collect(),
+        goats_errors: (0..n).map(|k| interval(&[(k, 1.0)])).collect(),
+        tigers_errors: (0..n).map(|k| interval(&[(n + k, 1.0)])).collect(),
+        mean_errors: (0..n)
+            .map(|k| interval(&[(k, 0.5), (n + k, 0.5)]))
+            .collect(),
+        gap_errors: (0..n)
+            .map(|k| match k {
+                0 => 0.0,
+                k => contrast(&[(k, 0.5), (n + k, 0.5), (k - 1, -0.5), (n + k - 1, -0.5)]),
+            })
+            .collect(),
+    }
+}
+
 /// The pseudo-inverse of an information matrix whose null space is the
 /// ratings' common shift (ones on the first `n` coordinates):
 /// (H + uuᵀ)⁻¹ − uuᵀ with u that shift, normalised.

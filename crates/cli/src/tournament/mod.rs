@@ -18,6 +18,15 @@
 //! where the labels stand 100 Elo apart on it: that is how the labels
 //! were placed (docs/strength.md), and how they are placed again after
 //! the engine changes.
+//!
+//! With `--pool`, every level (or point) plays every bot of the frozen
+//! reference pool (`pool.rs`) on both sides instead of the other levels,
+//! and the ratings are anchored to the pool, so that they stay comparable
+//! from one version of the engine to the next.
+//!
+//! The game is asymmetric, so besides the fit with one strength per
+//! player and a side term, every report fits a strength per player and
+//! side and publishes both with their mean (`fit::sided`).
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -28,14 +37,17 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context};
 use baghchal_engine::{Engine, Level, Skill};
-use baghchal_rules::{Action, Game, Outcome, Position, Reason, Record, Rules, Side};
+use baghchal_rules::{Action, Game, Outcome, Position, Reason, Record, Rules, Setup, Side};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-use self::fit::{place, Fit};
+use self::fit::{place, Fit, Sided};
+use self::pool::Bot;
 
 mod fit;
+mod pool;
+pub mod squeeze;
 
 /// Options of `baghchal tournament`.
 #[derive(clap::Args, Debug)]
@@ -93,6 +105,20 @@ pub struct Args {
     /// format.
     #[arg(long)]
     records: Option<PathBuf>,
+    /// Play the levels (or the points) against the frozen reference pool
+    /// instead of each other, and anchor the ratings to the pool.
+    #[arg(long)]
+    pool: bool,
+    /// With --pool: the bots that play, comma-separated (random, greedy,
+    /// abN for fixed-depth alpha-beta to N plies). Default:
+    /// random,greedy,ab2,ab4,ab6,ab9,ab10.
+    #[arg(long, requires = "pool")]
+    bots: Option<String>,
+    /// Play nothing: fit and report the games recorded in this directory
+    /// (by an earlier run with the same players and --records, finished
+    /// or stopped).
+    #[arg(long)]
+    from_records: Option<PathBuf>,
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
@@ -102,27 +128,47 @@ pub struct Args {
     tablebase: Option<PathBuf>,
 }
 
-/// Who plays: a level of the ladder, or a point of the levels' path.
+/// Who plays: a level of the ladder, a point of the levels' path, or a
+/// bot of the reference pool.
 #[derive(Clone, Copy, PartialEq, PartialOrd, Debug)]
 enum Player {
     Level(Level),
     Point(f64),
+    Pool(Bot),
 }
 
+/// With `--pool`, the pool's anchor: the mean of its alpha-beta bots'
+/// two sides (of all its bots when it has none) is this rating.
+const POOL_ANCHOR: f64 = 1000.0;
+
 impl Player {
-    fn skill(self) -> Skill {
+    /// The engine's skill, for levels and points of the path.
+    fn skill(self) -> Option<Skill> {
         match self {
-            Player::Level(level) => level.skill(),
-            Player::Point(strength) => Skill::at(strength),
+            Player::Level(level) => Some(level.skill()),
+            Player::Point(strength) => Some(Skill::at(strength)),
+            Player::Pool(_) => None,
+        }
+    }
+
+    /// How long the player thinks, roughly (strongest first in the
+    /// schedule).
+    fn weight(self) -> f64 {
+        match self {
+            Player::Pool(Bot::AlphaBeta(depth)) => 2.0 * depth as f64,
+            Player::Pool(_) => 0.0,
+            player => player.skill().map_or(0.0, |s| s.strength),
         }
     }
 
     /// The rating the fit anchors on: the label, or 100 Elo per unit of
-    /// strength (the path's slope where the labels sit).
+    /// strength (the path's slope where the labels sit); the pool's
+    /// anchor for a bot.
     fn nominal(self) -> f64 {
         match self {
             Player::Level(level) => level.get() as f64,
             Player::Point(strength) => 100.0 * strength,
+            Player::Pool(_) => POOL_ANCHOR,
         }
     }
 
@@ -132,6 +178,7 @@ impl Player {
             Player::Level(level) => level.get() as u64,
             // Two's complement keeps negative strengths apart.
             Player::Point(strength) => (strength * 100.0).round() as i64 as u64 & 0xffff,
+            Player::Pool(bot) => 0xf000 | bot.id(),
         }
     }
 
@@ -140,7 +187,18 @@ impl Player {
         match self {
             Player::Level(level) => level.to_string(),
             Player::Point(strength) => format!("s{strength:.2}"),
+            Player::Pool(bot) => bot.to_string(),
         }
+    }
+
+    /// The player's action in an unfinished `position`.
+    fn act(self, engine: &Engine, position: &Position, seed: u64) -> Action {
+        let action = match (self, self.skill()) {
+            (Player::Pool(bot), _) => bot.act(position, seed),
+            (_, Some(skill)) => engine.think_at(position, &skill, seed).map(|t| t.action),
+            (_, None) => unreachable!("every player but a bot has a skill"),
+        };
+        action.expect("an unfinished game has an action")
     }
 }
 
@@ -149,6 +207,7 @@ impl fmt::Display for Player {
         match self {
             Player::Level(level) => level.fmt(f),
             Player::Point(strength) => write!(f, "s = {strength:.2}"),
+            Player::Pool(bot) => write!(f, "pool {bot}"),
         }
     }
 }
@@ -183,10 +242,29 @@ impl Played {
     fn plies(&self) -> usize {
         self.record.actions.len()
     }
+
+    /// Goats captured by the end of the placement phase (or by the end of
+    /// the game, if it ended before).
+    fn placement_losses(&self) -> u8 {
+        let start = self
+            .record
+            .start
+            .unwrap_or_else(|| Setup::start(&self.record.rules));
+        let Ok(mut position) = Position::from_setup(start, self.record.rules) else {
+            return 0;
+        };
+        for &action in &self.record.actions {
+            if position.in_hand() == 0 {
+                break;
+            }
+            position.play_unchecked(action);
+        }
+        position.eaten()
+    }
 }
 
-/// Reads `400-2400` or `400,800,1200`.
-fn parse_levels(text: &str) -> anyhow::Result<Vec<Player>> {
+/// Reads `400-2400` or `400,800,1200`: at least `least` levels.
+fn parse_levels(text: &str, least: usize) -> anyhow::Result<Vec<Player>> {
     let level = |t: &str| -> anyhow::Result<Level> {
         t.trim()
             .parse()
@@ -203,14 +281,14 @@ fn parse_levels(text: &str) -> anyhow::Result<Vec<Player>> {
     };
     levels.sort();
     levels.dedup();
-    if levels.len() < 2 {
-        bail!("a tournament needs at least two levels");
+    if levels.len() < least {
+        bail!("a tournament needs at least two levels, or one against the pool");
     }
     Ok(levels.into_iter().map(Player::Level).collect())
 }
 
-/// Reads `0,2.5,5`: points of the levels' path.
-fn parse_strengths(text: &str) -> anyhow::Result<Vec<Player>> {
+/// Reads `0,2.5,5`: at least `least` points of the levels' path.
+fn parse_strengths(text: &str, least: usize) -> anyhow::Result<Vec<Player>> {
     let mut points = text
         .split(',')
         .map(|t| {
@@ -223,8 +301,8 @@ fn parse_strengths(text: &str) -> anyhow::Result<Vec<Player>> {
         .collect::<anyhow::Result<Vec<f64>>>()?;
     points.sort_by(f64::total_cmp);
     points.dedup();
-    if points.len() < 2 {
-        bail!("a tournament needs at least two strengths");
+    if points.len() < least {
+        bail!("a tournament needs at least two strengths, or one against the pool");
     }
     Ok(points.into_iter().map(Player::Point).collect())
 }
@@ -250,6 +328,14 @@ fn pairs(levels: &[Player], spans: &[usize]) -> Vec<(Player, Player)> {
     pairs
 }
 
+/// Every player of `players` against every bot of `bots`.
+fn pool_pairs(players: &[Player], bots: &[Player]) -> Vec<(Player, Player)> {
+    players
+        .iter()
+        .flat_map(|&p| bots.iter().map(move |&b| (p, b)))
+        .collect()
+}
+
 /// The games of the schedule, strongest pairs first (they take longest,
 /// which balances the threads).
 fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture> {
@@ -272,7 +358,7 @@ fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture>
         }
     }
     fixtures.sort_by(|f, g| {
-        let strength = |x: &Fixture| x.goats.skill().strength + x.tigers.skill().strength;
+        let strength = |x: &Fixture| x.goats.weight() + x.tigers.weight();
         strength(g).total_cmp(&strength(f))
     });
     fixtures
@@ -350,10 +436,7 @@ fn play(engine: &Engine, book: &Book, fixture: Fixture, index: usize, opening: u
         };
         let seed =
             fixture.opening_seed ^ (position.ply() as u64).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        let action = engine
-            .think_at(position, &player.skill(), seed)
-            .expect("an unfinished game has an action")
-            .action;
+        let action = player.act(engine, position, seed);
         game.play(action).expect("the engine plays legal actions");
     }
     Played {
@@ -363,16 +446,16 @@ fn play(engine: &Engine, book: &Book, fixture: Fixture, index: usize, opening: u
     }
 }
 
-/// The fit of the games played: each game as (goats, tigers, the
-/// goats' score) by place in `levels`.
-fn fit(levels: &[Player], played: &[Played]) -> Fit {
+/// The games played as (goats, tigers, the goats' score) by place in
+/// `levels`.
+fn scores(levels: &[Player], played: &[Played]) -> Vec<(usize, usize, f64)> {
     let index = |l: Player| {
         levels
             .iter()
             .position(|&x| x == l)
             .expect("a playing level")
     };
-    let games: Vec<(usize, usize, f64)> = played
+    played
         .iter()
         .map(|p| {
             let score = match p.winner() {
@@ -382,9 +465,32 @@ fn fit(levels: &[Player], played: &[Played]) -> Fit {
             };
             (index(p.fixture.goats), index(p.fixture.tigers), score)
         })
-        .collect();
+        .collect()
+}
+
+/// The fit with one strength per player and a side term.
+fn fit(levels: &[Player], played: &[Played]) -> Fit {
     let nominal: Vec<f64> = levels.iter().map(|l| l.nominal()).collect();
-    fit::ratings(&nominal, &games)
+    fit::ratings(&nominal, &scores(levels, played))
+}
+
+/// The fit with a strength per player and side, anchored to the pool's
+/// alpha-beta bots (or the whole pool) when a pool plays, else so that
+/// the mean of the players' means is the mean of their labels.
+fn fit_sided(players: &[Player], played: &[Played]) -> Sided {
+    let searchers: Vec<usize> = (0..players.len())
+        .filter(|&k| matches!(players[k], Player::Pool(Bot::AlphaBeta(_))))
+        .collect();
+    let bots: Vec<usize> = (0..players.len())
+        .filter(|&k| matches!(players[k], Player::Pool(_)))
+        .collect();
+    let anchor = match (searchers.is_empty(), bots.is_empty()) {
+        (false, _) => searchers,
+        (true, false) => bots,
+        (true, true) => (0..players.len()).collect(),
+    };
+    let value = anchor.iter().map(|&k| players[k].nominal()).sum::<f64>() / anchor.len() as f64;
+    fit::sided(players.len(), &scores(players, played), &anchor, value)
 }
 
 /// Wins, draws and losses of one level on one side.
@@ -434,13 +540,10 @@ fn report(
     levels: &[Player],
     played: &[Played],
     fit: &Fit,
-    seconds: f64,
+    seconds: Option<f64>,
 ) -> String {
     let mut out = String::new();
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let command = command
-        .rsplit_once("baghchal ")
-        .map_or(command.clone(), |(_, rest)| format!("baghchal {rest}"));
+    let command = command_line();
     let _ = writeln!(out, "# Strength of the levels\n");
     let _ = writeln!(
         out,
@@ -469,13 +572,12 @@ fn report(
     let mean_plies = played.iter().map(|p| p.plies() as f64).sum::<f64>() / played.len() as f64;
     let _ = writeln!(
         out,
-        "{} games ({} drawn, {:.0} plies on average) in {:.0} s on {} threads. \
+        "{} games ({} drawn, {:.0} plies on average) {}. \
          At equal levels the goats' side is worth {:+.0} Elo.\n",
         played.len(),
         draws,
         mean_plies,
-        seconds,
-        args.threads,
+        timing(seconds, args.threads),
         fit.goat_edge
     );
     let _ = writeln!(
@@ -532,6 +634,110 @@ fn report(
         })
         .count();
     let _ = writeln!(out, "\nGames lost by the top level ({top}): {top_losses}.");
+    let _ = writeln!(out, "{}", endings(played));
+    out
+}
+
+/// Each player's wins, draws and losses on each side, and the goats it
+/// lost in placement as the goats (a total).
+fn tallies(player: Player, played: &[Played]) -> (Tally, Tally, usize) {
+    let mut goats = Tally::default();
+    let mut tigers = Tally::default();
+    let mut lost = 0;
+    for p in played {
+        if p.fixture.goats == player {
+            goats.add(p.winner(), Side::Goat);
+            lost += p.placement_losses() as usize;
+        }
+        if p.fixture.tigers == player {
+            tigers.add(p.winner(), Side::Tiger);
+        }
+    }
+    (goats, tigers, lost)
+}
+
+/// The report's section on ratings per side.
+fn sided_section(players: &[Player], played: &[Played], sided: &Sided, anchor: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n## Ratings per side\n\n\
+         A strength per player and side, fitted by maximum likelihood (a \
+         Bradley-Terry model in which the goats' expected score is \
+         1 / (1 + 10^((tigers - goats) / 400)), draws as half points, a weak \
+         prior of ± {:.0} on every rating), anchored so that {anchor}; ± is a \
+         95% interval relative to the anchor. The mean of the two sides is \
+         where a label belongs. \"Placement\" is the goats lost by the end of \
+         the placement phase per game as the goats.\n",
+        2000.0
+    );
+    let _ = writeln!(
+        out,
+        "| player | as goats | ± | as tigers | ± | mean | ± | games | as goats (W-D-L) | as tigers (W-D-L) | placement |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|---:|"
+    );
+    for (k, &player) in players.iter().enumerate() {
+        let (goats, tigers, lost) = tallies(player, played);
+        let placement = if goats.games() == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.2}", lost as f64 / goats.games() as f64)
+        };
+        let _ = writeln!(
+            out,
+            "| {player} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {}-{}-{} | {}-{}-{} | {placement} |",
+            sided.goats[k],
+            sided.goats_errors[k],
+            sided.tigers[k],
+            sided.tigers_errors[k],
+            sided.mean[k],
+            sided.mean_errors[k],
+            goats.games() + tigers.games(),
+            goats.wins,
+            goats.draws,
+            goats.losses,
+            tigers.wins,
+            tigers.draws,
+            tigers.losses
+        );
+    }
+    let ranked: Vec<usize> = (0..players.len())
+        .filter(|&k| !matches!(players[k], Player::Pool(_)))
+        .collect();
+    if ranked.len() >= 2 {
+        let _ = writeln!(
+            out,
+            "\nGaps between the means of adjacent levels (target 100 ± 50):\n"
+        );
+        let _ = writeln!(out, "| pair | gap | ± | goats' gap | tigers' gap |");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|");
+        for w in ranked.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            // Adjacent players in the fit's order share the gap's error bar.
+            let error = if b == a + 1 {
+                format!("{:.0}", sided.gap_errors[b])
+            } else {
+                "–".to_string()
+            };
+            let _ = writeln!(
+                out,
+                "| {}–{} | {:.0} | {error} | {:.0} | {:.0} |",
+                players[a],
+                players[b],
+                sided.mean[b] - sided.mean[a],
+                sided.goats[b] - sided.goats[a],
+                sided.tigers[b] - sided.tigers[a]
+            );
+        }
+    }
+    out
+}
+
+/// The endings of the games, by reason.
+fn endings(played: &[Played]) -> String {
     let mut reasons: Vec<(Reason, usize)> = Vec::new();
     for p in played {
         let reason = p.outcome().reason();
@@ -540,22 +746,211 @@ fn report(
             None => reasons.push((reason, 1)),
         }
     }
-    let _ = writeln!(
-        out,
+    format!(
         "Endings: {}.",
         reasons
             .iter()
             .map(|(r, n)| format!("{} {n}", r.as_str()))
             .collect::<Vec<_>>()
             .join(", ")
+    )
+}
+
+/// "in 120 s on 2 threads", or where the games came from.
+fn timing(seconds: Option<f64>, threads: usize) -> String {
+    match seconds {
+        Some(seconds) => format!("in {seconds:.0} s on {threads} threads"),
+        None => "read from the records of an earlier run".to_string(),
+    }
+}
+
+/// The games recorded in `dir` by a run of `players` (file names as
+/// [`write_record`] makes them), in schedule order.
+fn read_played(dir: &Path, players: &[Player]) -> anyhow::Result<Vec<Played>> {
+    let mut played = Vec::new();
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    for entry in entries {
+        let path = entry?.path();
+        let Some(stem) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".txt"))
+        else {
+            continue;
+        };
+        let mut fields = stem.splitn(2, '-');
+        let index: usize = fields
+            .next()
+            .and_then(|i| i.parse().ok())
+            .with_context(|| format!("{} is not named NNNN-GOATS-TIGERS.txt", path.display()))?;
+        let rest = fields.next().unwrap_or("");
+        let pair = players.iter().find_map(|&g| {
+            let tigers = rest.strip_prefix(&g.slug())?.strip_prefix('-')?;
+            players.iter().find(|t| t.slug() == tigers).map(|&t| (g, t))
+        });
+        let Some((goats, tigers)) = pair else {
+            bail!("{}: its players are not among those named", path.display());
+        };
+        let record: Record = std::fs::read_to_string(&path)?
+            .parse()
+            .with_context(|| format!("{} is not a record", path.display()))?;
+        if record.result.is_none() {
+            bail!("{} is an unfinished game", path.display());
+        }
+        played.push(Played {
+            fixture: Fixture {
+                goats,
+                tigers,
+                opening_seed: 0,
+            },
+            index,
+            record,
+        });
+    }
+    played.sort_by_key(|p| p.index);
+    if played.is_empty() {
+        bail!("no records in {}", dir.display());
+    }
+    Ok(played)
+}
+
+/// Plays the fixtures on `--threads` threads, writing each record as its
+/// game ends; returns the games in schedule order and the seconds taken.
+fn play_all(
+    args: &Args,
+    engine: &Engine,
+    fixtures: &[Fixture],
+) -> anyhow::Result<(Vec<Played>, f64)> {
+    let progress = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(fixtures.len() as u64)
+    };
+    progress.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} games, eta {eta} {msg}",
+        )
+        .context("progress template")?
+        .progress_chars("=> "),
     );
+    let book = Book::new(engine, args.opening_nodes, args.opening_margin);
+    let next = AtomicUsize::new(0);
+    let played = Mutex::new(Vec::with_capacity(fixtures.len()));
+    if let Some(dir) = &args.records {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    // Records are written as the games end, so that a long run that is
+    // stopped keeps the games it played.
+    let written = Mutex::new(Ok(()));
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&fixture) = fixtures.get(i) else {
+                    break;
+                };
+                let result = play(engine, &book, fixture, i, args.opening);
+                progress.set_message(format!(
+                    "{} vs {}: {}",
+                    fixture.goats,
+                    fixture.tigers,
+                    match result.winner() {
+                        Some(side) => side.name(),
+                        None => "draw",
+                    }
+                ));
+                progress.inc(1);
+                if let Some(dir) = &args.records {
+                    let outcome = write_record(dir, &result);
+                    let mut first = written.lock().expect("no worker panicked");
+                    if first.is_ok() {
+                        *first = outcome;
+                    }
+                }
+                played.lock().expect("no worker panicked").push(result);
+            });
+        }
+    });
+    progress.finish();
+    let seconds = start.elapsed().as_secs_f64();
+    let mut played = played.into_inner().expect("no worker panicked");
+    played.sort_by_key(|p| p.index);
+    written.into_inner().expect("no worker panicked")?;
+    Ok((played, seconds))
+}
+
+/// The command line as run, from `baghchal` on.
+fn command_line() -> String {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    command
+        .rsplit_once("baghchal ")
+        .map_or(command.clone(), |(_, rest)| format!("baghchal {rest}"))
+}
+
+/// The Markdown report of a tournament against the pool.
+fn pool_report(
+    args: &Args,
+    tablebase: bool,
+    players: &[Player],
+    played: &[Played],
+    sided: &Sided,
+    seconds: Option<f64>,
+) -> String {
+    let mut out = String::new();
+    let bots: Vec<String> = players
+        .iter()
+        .filter_map(|p| match p {
+            Player::Pool(bot) => Some(bot.to_string()),
+            _ => None,
+        })
+        .collect();
+    let _ = writeln!(out, "# Strength against the reference pool\n");
+    let _ = writeln!(
+        out,
+        "Measured under the house rules{}: every player played every bot of \
+         the reference pool ({}) {} games, in twos from the same seeded \
+         opening with the sides swapped: {} plies, each drawn at random among \
+         the actions that a search of {} nodes scores within {:.2} goats of \
+         the best.\n",
+        if tablebase {
+            ", the levels with the movement-phase tablebase"
+        } else {
+            ", without a tablebase"
+        },
+        bots.join(", "),
+        args.games.div_ceil(2) * 2,
+        args.opening,
+        args.opening_nodes,
+        args.opening_margin as f64 / 1000.0
+    );
+    let _ = writeln!(out, "```\n{}\n```\n", command_line());
+    let draws = played.iter().filter(|p| p.winner().is_none()).count();
+    let _ = writeln!(
+        out,
+        "{} games ({} drawn) {}. {}",
+        played.len(),
+        draws,
+        timing(seconds, args.threads),
+        endings(played)
+    );
+    out.push_str(&sided_section(
+        players,
+        played,
+        sided,
+        &format!("the pool's alpha-beta bots average {POOL_ANCHOR:.0} on the mean of their sides"),
+    ));
     out
 }
 
 /// The report's section on placing the labels on the path (points of the
 /// path only).
 fn placement(points: &[Player], fit: &Fit) -> String {
-    let strengths: Vec<f64> = points.iter().map(|p| p.skill().strength).collect();
+    let strengths: Vec<f64> = points
+        .iter()
+        .map(|p| p.skill().map_or(0.0, |s| s.strength))
+        .collect();
     let labels: Vec<Level> = Level::all().collect();
     let mut out = String::from("\n## Placing the labels\n\n");
     let (curve, placed) = match place(&strengths, fit, labels.len(), 100.0) {
@@ -593,28 +988,25 @@ fn placement(points: &[Player], fit: &Fit) -> String {
     out
 }
 
-/// Writes each game's record to its own file in `dir`.
-fn write_records(dir: &Path, played: &[Played]) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for p in played {
-        let name = format!(
-            "{:04}-{}-{}.txt",
-            p.index,
-            p.fixture.goats.slug(),
-            p.fixture.tigers.slug()
-        );
-        let path = dir.join(name);
-        std::fs::write(&path, p.record.to_string())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
+/// Writes a game's record to its own file in `dir` (which exists).
+fn write_record(dir: &Path, p: &Played) -> anyhow::Result<()> {
+    let name = format!(
+        "{:04}-{}-{}.txt",
+        p.index,
+        p.fixture.goats.slug(),
+        p.fixture.tigers.slug()
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, p.record.to_string())
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Runs `baghchal tournament`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let least = if args.pool { 1 } else { 2 };
     let levels = match &args.strengths {
-        Some(points) => parse_strengths(points)?,
-        None => parse_levels(&args.levels)?,
+        Some(points) => parse_strengths(points, least)?,
+        None => parse_levels(&args.levels, least)?,
     };
     if args.games == 0 {
         bail!("--games must be at least 1");
@@ -622,64 +1014,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.place && args.strengths.is_none() {
         bail!("--place needs --strengths: it places the labels on points of the path");
     }
-    let pairs = pairs(&levels, &args.span);
+    let bots: Vec<Player> = if args.pool {
+        match &args.bots {
+            Some(list) => Bot::parse_list(list)?,
+            None => pool::DEFAULT.to_vec(),
+        }
+        .into_iter()
+        .map(Player::Pool)
+        .collect()
+    } else {
+        Vec::new()
+    };
+    let pairs = if args.pool {
+        pool_pairs(&levels, &bots)
+    } else {
+        pairs(&levels, &args.span)
+    };
+    let players: Vec<Player> = levels.iter().chain(&bots).copied().collect();
     let fixtures = schedule(&pairs, args.games, args.seed);
     let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
-    let progress = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(fixtures.len() as u64)
-    };
-    progress.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} games, eta {eta} {msg}",
-        )
-        .context("progress template")?
-        .progress_chars("=> "),
-    );
-    let book = Book::new(&engine, args.opening_nodes, args.opening_margin);
-    let next = AtomicUsize::new(0);
-    let played = Mutex::new(Vec::with_capacity(fixtures.len()));
-    let start = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..args.threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&fixture) = fixtures.get(i) else {
-                    break;
-                };
-                let result = play(&engine, &book, fixture, i, args.opening);
-                progress.set_message(format!(
-                    "{} vs {}: {}",
-                    fixture.goats,
-                    fixture.tigers,
-                    match result.winner() {
-                        Some(side) => side.name(),
-                        None => "draw",
-                    }
-                ));
-                progress.inc(1);
-                played.lock().expect("no worker panicked").push(result);
-            });
+    let (played, seconds) = match &args.from_records {
+        Some(dir) => (read_played(dir, &players)?, None),
+        None => {
+            let (played, seconds) = play_all(&args, &engine, &fixtures)?;
+            (played, Some(seconds))
         }
-    });
-    progress.finish();
-    let seconds = start.elapsed().as_secs_f64();
-    let mut played = played.into_inner().expect("no worker panicked");
-    played.sort_by_key(|p| p.index);
-    if let Some(dir) = &args.records {
-        write_records(dir, &played)?;
-    }
-    let fit = fit(&levels, &played);
-    let mut text = report(
-        &args,
-        engine.tablebase().is_some(),
-        &levels,
-        &played,
-        &fit,
-        seconds,
-    );
+    };
+    let sided = fit_sided(&players, &played);
+    let tablebase = engine.tablebase().is_some();
+    let mut text = if args.pool {
+        pool_report(&args, tablebase, &players, &played, &sided, seconds)
+    } else {
+        let fit = fit(&levels, &played);
+        let mut text = report(&args, tablebase, &levels, &played, &fit, seconds);
+        text.push_str(&sided_section(
+            &players,
+            &played,
+            &sided,
+            "the mean of the players' means is the mean of their labels",
+        ));
+        text
+    };
     if args.place {
+        // The labels belong on the mean of the two sides.
+        let n = levels.len();
+        let fit = Fit {
+            ratings: sided.mean[..n].to_vec(),
+            errors: sided.mean_errors[..n].to_vec(),
+            gap_errors: sided.gap_errors[..n].to_vec(),
+            goat_edge: 0.0,
+        };
         text.push_str(&placement(&levels, &fit));
     }
     print!("{text}");
@@ -698,10 +1082,14 @@ mod tests {
     }
 
     fn played(goats: u16, tigers: u16, winner: Option<Side>) -> Played {
+        played_by(level(goats), level(tigers), winner)
+    }
+
+    fn played_by(goats: Player, tigers: Player, winner: Option<Side>) -> Played {
         Played {
             fixture: Fixture {
-                goats: level(goats),
-                tigers: level(tigers),
+                goats,
+                tigers,
                 opening_seed: 0,
             },
             index: 0,
@@ -717,7 +1105,7 @@ mod tests {
 
     #[test]
     fn the_schedule_plays_every_opening_with_sides_swapped() {
-        let levels = parse_levels("400-800").unwrap();
+        let levels = parse_levels("400-800", 2).unwrap();
         let pairs = pairs(&levels, &[2]);
         assert_eq!(pairs.len(), 4 + 3);
         let fixtures = schedule(&pairs, 3, 9);
@@ -794,22 +1182,22 @@ mod tests {
 
     #[test]
     fn points_of_the_path_play_in_order_and_anchor_at_100_per_unit() {
-        let points = parse_strengths("4, 0,2.5").unwrap();
+        let points = parse_strengths("4, 0,2.5", 2).unwrap();
         assert_eq!(
             points,
             vec![Player::Point(0.0), Player::Point(2.5), Player::Point(4.0)]
         );
         assert_eq!(points[1].to_string(), "s = 2.50");
-        assert_eq!(points[1].skill(), Skill::at(2.5));
+        assert_eq!(points[1].skill(), Some(Skill::at(2.5)));
         assert_eq!(points[2].nominal(), 400.0);
-        assert_eq!(parse_strengths("-2,1").unwrap()[0], Player::Point(-2.0));
+        assert_eq!(parse_strengths("-2,1", 2).unwrap()[0], Player::Point(-2.0));
         for bad in ["1", "1,x", "-11,2", "1,31", "1,NaN"] {
-            assert!(parse_strengths(bad).is_err(), "{bad}");
+            assert!(parse_strengths(bad, 2).is_err(), "{bad}");
         }
         // Distinct points get distinct openings, below 0 too.
         let fixtures = schedule(&pairs(&points, &[0]), 2, 5);
         assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
-        let below = parse_strengths("-3,-2,-1").unwrap();
+        let below = parse_strengths("-3,-2,-1", 2).unwrap();
         let fixtures = schedule(&pairs(&below, &[0]), 2, 5);
         assert_ne!(fixtures[0].opening_seed, fixtures[2].opening_seed);
     }
@@ -847,6 +1235,72 @@ mod tests {
     }
 
     #[test]
+    fn the_sided_fit_rates_each_side_and_anchors_on_the_pool() {
+        let a = level(400);
+        let bot = Player::Pool(Bot::AlphaBeta(2));
+        let players = vec![a, bot];
+        let mut games = Vec::new();
+        for _ in 0..40 {
+            // As goats, 400 scores 1 of 2 against the bot's tigers; as
+            // tigers, 3 of 4 against its goats.
+            let goats = |winner| played_by(a, bot, winner);
+            games.push(goats(Some(Side::Goat)));
+            games.push(goats(Some(Side::Tiger)));
+            for winner in [Side::Tiger, Side::Tiger, Side::Tiger, Side::Goat] {
+                games.push(played_by(bot, a, Some(winner)));
+            }
+        }
+        let sided = fit_sided(&players, &games);
+        assert!(((sided.goats[1] + sided.tigers[1]) / 2.0 - POOL_ANCHOR).abs() < 1e-6);
+        assert!((sided.mean[1] - POOL_ANCHOR).abs() < 1e-6);
+        // Equal as goats against the bot's tigers, 191 above as tigers.
+        assert!(
+            (sided.goats[0] - sided.tigers[1]).abs() < 5.0,
+            "{:?}",
+            sided.goats
+        );
+        assert!((sided.tigers[0] - sided.goats[1] - 191.0).abs() < 10.0);
+        assert!(sided.mean_errors[0] > 0.0 && sided.mean_errors[0] < 200.0);
+        assert_eq!(sided.mean_errors[1], 0.0);
+    }
+
+    #[test]
+    fn a_pool_tournament_plays_every_player_against_every_bot_on_both_sides() {
+        let levels = parse_levels("400,2400", 2).unwrap();
+        let bots: Vec<Player> = Bot::parse_list("random,ab9")
+            .unwrap()
+            .into_iter()
+            .map(Player::Pool)
+            .collect();
+        let fixtures = schedule(&pool_pairs(&levels, &bots), 2, 3);
+        assert_eq!(fixtures.len(), 2 * 2 * 2);
+        for &l in &levels {
+            for &b in &bots {
+                assert!(fixtures.iter().any(|f| f.goats == l && f.tigers == b));
+                assert!(fixtures.iter().any(|f| f.goats == b && f.tigers == l));
+            }
+        }
+        // The slowest games come first.
+        assert_eq!(
+            fixtures[0].goats.weight() + fixtures[0].tigers.weight(),
+            22.3 + 18.0
+        );
+    }
+
+    #[test]
+    fn placement_losses_count_the_goats_taken_while_goats_were_in_hand() {
+        let mut p = played(400, 500, None);
+        let mut game = Game::new(Rules::default());
+        for text in ["b2", "a1xc3", "a2"] {
+            game.play(text.parse().unwrap()).unwrap();
+        }
+        p.record.actions = game.record().actions;
+        assert_eq!(p.placement_losses(), 1);
+        p.record.actions.truncate(1);
+        assert_eq!(p.placement_losses(), 0);
+    }
+
+    #[test]
     fn the_report_names_the_spans_played() {
         assert_eq!(spans_text(&[0]), "");
         assert_eq!(spans_text(&[3]), " and the pairs 3 steps apart");
@@ -855,12 +1309,13 @@ mod tests {
 
     #[test]
     fn levels_read_as_ranges_or_lists() {
-        assert_eq!(parse_levels("2200-2400").unwrap().len(), 3);
+        assert_eq!(parse_levels("2200-2400", 2).unwrap().len(), 3);
         assert_eq!(
-            parse_levels("800,400").unwrap(),
+            parse_levels("800,400", 2).unwrap(),
             vec![level(400), level(800)]
         );
-        assert!(parse_levels("400").is_err());
-        assert!(parse_levels("450-600").is_err());
+        assert!(parse_levels("400", 2).is_err());
+        assert_eq!(parse_levels("400", 1).unwrap(), vec![level(400)]);
+        assert!(parse_levels("450-600", 2).is_err());
     }
 }

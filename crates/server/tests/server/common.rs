@@ -248,6 +248,25 @@ pub async fn http_with(
     (status, head, String::from_utf8_lossy(&body).into_owned())
 }
 
+/// A minimal HTTP/1.1 exchange with a JSON body, with the answer's head
+/// (lowercased).
+pub async fn http_with_head(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, String, String) {
+    let (status, head, body) = http_with(
+        addr,
+        method,
+        path,
+        &[("Content-Type", "application/json")],
+        body,
+    )
+    .await;
+    (status, head.to_ascii_lowercase(), body)
+}
+
 fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     while let Some(line) = bytes.windows(2).position(|w| w == b"\r\n") {

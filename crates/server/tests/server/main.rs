@@ -7,11 +7,13 @@
 mod common;
 
 mod analysis;
+mod analysis_board;
 mod bad_input;
 mod computer;
 mod endings;
 mod friend;
 mod metrics;
+mod notation;
 mod page;
 mod reconnect;
 mod security;

@@ -1,0 +1,306 @@
+//! `POST /api/analysis`: the analysis board. A start and a line played
+//! from it, or a pasted game, become a position under its rules (the
+//! repetition rule applied along the line); every legal action of the
+//! side to move is valued by the computer, off the async threads, at a
+//! bounded cost.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError, ApiErrorCode};
+use baghchal_rules::notation::{self, NotationError};
+use baghchal_rules::{Action, Game, Position, Rules};
+
+use crate::bot::Unavailable;
+use crate::http::HttpError;
+use crate::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
+use crate::options::{rules_from_variant, variant_of};
+use crate::AppState;
+
+/// The largest analysis request body, in bytes: a pasted game of OBX
+/// lines is about 45 bytes a ply.
+pub const MAX_ANALYSIS_BODY: usize = 64 * 1024;
+
+/// Why an analysis request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// A failure every endpoint has.
+    #[error(transparent)]
+    Http(#[from] HttpError),
+    /// An action of the line is malformed or illegal where it stands.
+    #[error("{message}")]
+    IllegalAction {
+        /// `actions` or `game`.
+        field: &'static str,
+        /// `ply N: ACTION: REASON`.
+        message: String,
+    },
+    /// As many analysis-board requests as the computer has thinkers are
+    /// being served.
+    #[error("the analysis board is busy")]
+    Busy,
+    /// The body is over [`MAX_ANALYSIS_BODY`].
+    #[error("the body is too large")]
+    TooLarge,
+    /// A pasted text does not parse in its notation.
+    #[error("{message}")]
+    InvalidNotation {
+        /// `game` (or `format` for an export).
+        field: &'static str,
+        /// Where and what.
+        message: String,
+    },
+}
+
+impl IntoResponse for AnalysisError {
+    fn into_response(self) -> Response {
+        let (error, field, message) = match self {
+            AnalysisError::Http(e) => return e.into_response(),
+            AnalysisError::Busy => {
+                let body = ApiError {
+                    error: ApiErrorCode::Unavailable,
+                    field: None,
+                    message: "the analysis board is busy; try again in a moment".into(),
+                };
+                return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+            }
+            AnalysisError::TooLarge => {
+                let message = format!("the body is limited to {} KiB", MAX_ANALYSIS_BODY / 1024);
+                let body = ApiError {
+                    error: ApiErrorCode::TooLarge,
+                    field: None,
+                    message,
+                };
+                return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
+            }
+            AnalysisError::IllegalAction { field, message } => {
+                (ApiErrorCode::IllegalAction, field, message)
+            }
+            AnalysisError::InvalidNotation { field, message } => {
+                (ApiErrorCode::InvalidNotation, field, message)
+            }
+        };
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Json(ApiError {
+                error,
+                field: Some(field.into()),
+                message,
+            }),
+        )
+            .into_response()
+    }
+}
+
+fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> AnalysisError {
+    AnalysisError::Http(HttpError::InvalidField {
+        field: field.into(),
+        message: message.into(),
+    })
+}
+
+/// Reads the body, naming the field at fault when it is not a request.
+fn parse_body(body: &[u8]) -> Result<AnalysisRequest, AnalysisError> {
+    let deserializer = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return AnalysisError::Http(HttpError::InvalidJson(inner.to_string()));
+        }
+        let message = inner.to_string();
+        let unknown = message
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split('`').next());
+        let field = match (unknown, path.as_str()) {
+            (Some(name), ".") => name.to_owned(),
+            (Some(name), parent) if !parent.ends_with(name) => format!("{parent}.{name}"),
+            (_, path) => path.to_owned(),
+        };
+        invalid_field(field, message)
+    })
+}
+
+/// The game a request describes: its start and line, played and checked.
+pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
+    let rules = match &request.variant {
+        Some(v) => rules_from_variant(v).map_err(|e| invalid_field(e.field, e.message))?,
+        None => Rules::default(),
+    };
+    if let Some(pasted) = &request.game {
+        if request.start.is_some() || !request.actions.is_empty() {
+            return Err(invalid_field(
+                "game",
+                "give either a game or a start and actions, not both",
+            ));
+        }
+        let format = format_from_wire(pasted.format);
+        let game = notation::read(format, &pasted.text, rules).map_err(|e| match e {
+            NotationError::Illegal { .. } => AnalysisError::IllegalAction {
+                field: "game",
+                message: e.to_string(),
+            },
+            _ => AnalysisError::InvalidNotation {
+                field: "game",
+                message: e.to_string(),
+            },
+        })?;
+        if game.actions().len() > wire::MAX_ANALYSIS_ACTIONS {
+            return Err(invalid_field(
+                "game",
+                format!(
+                    "a game has at most {} actions here, not {}",
+                    wire::MAX_ANALYSIS_ACTIONS,
+                    game.actions().len()
+                ),
+            ));
+        }
+        return Ok(game);
+    }
+    let start = match &request.start {
+        Some(text) => Position::from_text(text, rules)
+            .map_err(|e| invalid_field("start", format!("{text:?}: {e}")))?,
+        None => Position::new(rules),
+    };
+    if request.actions.len() > wire::MAX_ANALYSIS_ACTIONS {
+        return Err(invalid_field(
+            "actions",
+            format!(
+                "a line has at most {} actions, not {}",
+                wire::MAX_ANALYSIS_ACTIONS,
+                request.actions.len()
+            ),
+        ));
+    }
+    let mut game = Game::from_position(start);
+    for text in &request.actions {
+        let ply = u32::from(game.position().ply()) + 1;
+        let illegal = |reason: String| AnalysisError::IllegalAction {
+            field: "actions",
+            message: format!("ply {ply}: {text}: {reason}"),
+        };
+        let action: Action = text.parse().map_err(|e| illegal(format!("{e}")))?;
+        game.play(action).map_err(|e| illegal(e.to_string()))?;
+    }
+    Ok(game)
+}
+
+/// `POST /api/analysis`.
+pub async fn analyse(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<AnalysisBoard>, AnalysisError> {
+    let body = body.map_err(|_| AnalysisError::TooLarge)?;
+    let request = parse_body(&body)?;
+    let game = game_of(&request)?;
+    let position = game.position().clone();
+    let legal = if position.is_finished() {
+        Vec::new()
+    } else {
+        state
+            .computer
+            .value_actions(position.clone())
+            .await
+            .map_err(|e| match e {
+                Unavailable::Busy => AnalysisError::Busy,
+                Unavailable::Failed => AnalysisError::Http(HttpError::AnalysisFailed),
+            })?
+    };
+    let rules = position.rules();
+    Ok(Json(AnalysisBoard {
+        variant: variant_of(rules),
+        start: game.start().to_string(),
+        actions: game.actions().iter().map(Action::to_string).collect(),
+        position: position.to_string(),
+        side_to_move: side_to_wire(position.side_to_move()),
+        phase: phase_to_wire(position.phase()),
+        in_hand: position.in_hand(),
+        eaten: position.eaten(),
+        goats_to_win: rules.goats_to_win(),
+        ply: position.ply(),
+        ply_limit: rules.ply_limit(),
+        result: position.outcome().map(result_to_wire),
+        best: legal.first().map(|v| v.action.clone()),
+        legal,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(request: &str) -> (String, String) {
+        let parsed = parse_body(request.as_bytes()).and_then(|r| game_of(&r));
+        match parsed {
+            Err(AnalysisError::IllegalAction { field, message }) => (field.into(), message),
+            Err(AnalysisError::InvalidNotation { field, message }) => (field.into(), message),
+            Err(AnalysisError::Http(HttpError::InvalidField { field, message })) => {
+                (field, message)
+            }
+            other => panic!("expected a request error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_bad_request_names_its_field() {
+        assert_eq!(message(r#"{"moves":[]}"#).0, "moves");
+        assert_eq!(message(r#"{"variant":{"tigers":3}}"#).0, "variant.tigers");
+        assert_eq!(
+            message(r#"{"variant":{"goats_to_win":9}}"#).0,
+            "variant.goats_to_win"
+        );
+        assert_eq!(message(r#"{"start":"T...T g 20 0 0"}"#).0, "start");
+        assert_eq!(
+            message(r#"{"game":{"format":"record","text":""},"actions":["c3"]}"#).0,
+            "game"
+        );
+        let long = format!(r#"{{"actions":[{}]}}"#, vec!["\"c3\""; 1001].join(","));
+        assert_eq!(message(&long).0, "actions");
+    }
+
+    #[test]
+    fn an_illegal_line_is_refused_with_the_ply_and_the_reason() {
+        assert_eq!(
+            message(r#"{"actions":["c3","a1-b2","b2"]}"#),
+            ("actions".into(), "ply 3: b2: that point is occupied".into())
+        );
+        assert_eq!(
+            message(r#"{"actions":["c3","a1-z9"]}"#).1,
+            "ply 2: a1-z9: invalid point at offset 3: invalid point: expected a column a-e and a row 1-5, like c3"
+        );
+        assert_eq!(
+            message(r#"{"start":"T...T/...../...../...../T...T g 20 0 6","actions":["c3","a1-b2","b2-c3"]}"#).1,
+            "ply 9: b2-c3: goats must be placed while any are in hand"
+        );
+        assert_eq!(
+            message(r#"{"game":{"format":"pypi","text":"1. G33 B5142 2. G42"}}"#),
+            ("game".into(), "ply 3: G42: that point is occupied".into())
+        );
+        assert_eq!(
+            message(r#"{"game":{"format":"obx","text":"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT q c0 - 0"}}"#),
+            ("game".into(), "line 1: the turn is g or t, not q".into())
+        );
+    }
+
+    #[test]
+    fn the_repetition_rule_applies_along_the_line() {
+        let request = AnalysisRequest {
+            start: Some("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100".into()),
+            actions: vec!["a5-b5".into(), "c4-c3".into(), "b5-a5".into()],
+            ..AnalysisRequest::default()
+        };
+        let game = game_of(&request).unwrap();
+        assert!(!game.position().is_legal(&"c3-c4".parse().unwrap()));
+        let request = AnalysisRequest {
+            actions: [&request.actions[..], &["c3-c4".to_owned()]].concat(),
+            ..request
+        };
+        assert_eq!(
+            message(&serde_json::to_string(&request).unwrap()).1,
+            "ply 104: c3-c4: that would repeat an earlier position"
+        );
+    }
+}

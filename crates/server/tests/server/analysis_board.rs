@@ -1,0 +1,243 @@
+//! The analysis board over HTTP: `POST /api/analysis` with a line, a start
+//! or a pasted game in each notation.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use baghchal_protocol::{AnalysisBoard, ApiError, Evaluation, EvaluationSource, Phase, Side};
+
+use crate::common::{TestDb, TestServer};
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/protocol")
+        .join(format!("{name}.json"));
+    std::fs::read_to_string(path).unwrap()
+}
+
+async fn analyse(server: &TestServer, body: &str) -> AnalysisBoard {
+    let (status, answer) = server.post("/api/analysis", body).await;
+    assert_eq!(status, 200, "{body}: {answer}");
+    serde_json::from_str(&answer).unwrap()
+}
+
+async fn refused(server: &TestServer, body: &str) -> (u16, ApiError) {
+    let (status, answer) = server.post("/api/analysis", body).await;
+    let error = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{answer}: {e}"));
+    (status, error)
+}
+
+#[tokio::test]
+async fn the_empty_request_values_every_placement_of_the_house_start() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let board = analyse(&server, "{}").await;
+    assert_eq!(board.start, "T...T/...../...../...../T...T g 20 0 0");
+    assert_eq!(board.position, board.start);
+    assert_eq!(
+        (board.side_to_move, board.phase),
+        (Side::Goats, Phase::Placement)
+    );
+    assert_eq!((board.in_hand, board.eaten, board.ply), (20, 0, 0));
+    assert_eq!((board.goats_to_win, board.ply_limit), (5, 400));
+    assert_eq!(board.legal.len(), 21);
+    assert!(board
+        .legal
+        .iter()
+        .all(|v| v.source == EvaluationSource::Search));
+    assert_eq!(board.best.as_deref(), Some(board.legal[0].action.as_str()));
+    assert_eq!(board.result, None);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_fixtures_line_gives_the_fixtures_position_and_legal_actions() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let expected: AnalysisBoard = serde_json::from_str(&fixture("http.analysis_board")).unwrap();
+    let request = format!(r#"{{"start":"{}","actions":["c3-c2"]}}"#, expected.start);
+    let board = analyse(&server, &request).await;
+    assert_eq!(board.position, expected.position);
+    assert_eq!(board.actions, expected.actions);
+    assert_eq!(board.variant, expected.variant);
+    let names = |b: &AnalysisBoard| -> BTreeSet<String> {
+        b.legal.iter().map(|v| v.action.clone()).collect()
+    };
+    assert_eq!(names(&board), names(&expected));
+    // Every jump takes the fifth goat: a win by the rules, listed first.
+    for value in &board.legal {
+        if value.action.contains('x') {
+            assert_eq!(value.evaluation, Evaluation::Win { plies: 1 });
+            assert_eq!(value.source, EvaluationSource::Rules);
+        } else {
+            assert_eq!(value.source, EvaluationSource::Search);
+        }
+    }
+    assert!(board.legal[0].action.contains('x'));
+
+    let finished: AnalysisBoard =
+        serde_json::from_str(&fixture("http.analysis_board.finished")).unwrap();
+    let request = format!(
+        r#"{{"start":"{}","actions":["c3-c2","a1xc3"]}}"#,
+        finished.start
+    );
+    assert_eq!(analyse(&server, &request).await, finished);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_illegal_line_is_refused_with_its_ply_and_reason() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let (status, error) = refused(&server, r#"{"actions":["c3","a1-b2","a1","b2-c3"]}"#).await;
+    assert_eq!(status, 422);
+    assert_eq!(error.error.as_str(), "illegal_action");
+    assert_eq!(error.field.as_deref(), Some("actions"));
+    assert_eq!(error.message, "ply 4: b2-c3: that point is occupied");
+    let (status, error) = refused(&server, r#"{"actions":["c3","c3-c4"]}"#).await;
+    assert_eq!((status, error.error.as_str()), (422, "illegal_action"));
+    assert_eq!(
+        error.message,
+        "ply 2: c3-c4: no piece of the side to move stands there"
+    );
+    let (status, error) = refused(&server, r#"{"actions":["c3"],"start":"nonsense"}"#).await;
+    assert_eq!((status, error.field.as_deref()), (422, Some("start")));
+    let (status, error) = refused(&server, "actions=c3").await;
+    assert_eq!((status, error.error.as_str()), (400, "invalid_json"));
+    let many = format!(r#"{{"actions":[{}]}}"#, vec!["\"c3\""; 1001].join(","));
+    let (status, error) = refused(&server, &many).await;
+    assert_eq!((status, error.field.as_deref()), (422, Some("actions")));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_pasted_game_is_read_in_each_notation() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let line = ["c3", "a1-b2", "d4", "b2-a1"];
+    let texts = [
+        (
+            "record",
+            "rules standard\nactions c3 a1-b2 d4 b2-a1\n".to_owned(),
+        ),
+        ("pypi", "1. G33 B5142 2. G24 B4251".to_owned()),
+        (
+            "obx",
+            [
+                "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0",
+                "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC3 1",
+                "TXXXT/XXXXX/XXGXX/XTXXX/XXXXT g c0 mA5B4 2",
+                "TXXXT/XXXGX/XXGXX/XTXXX/XXXXT t c0 mD2 3",
+                "TXXXT/XXXGX/XXGXX/XXXXX/TXXXT g c0 mB4A5 4",
+            ]
+            .join("\n"),
+        ),
+    ];
+    for (format, text) in texts {
+        let body = serde_json::json!({"game": {"format": format, "text": text}}).to_string();
+        let board = analyse(&server, &body).await;
+        assert_eq!(board.actions, line, "{format}");
+        assert_eq!(
+            board.position, "T...T/...G./..G../...../T...T g 18 0 4",
+            "{format}"
+        );
+        assert_eq!(board.legal.len(), 19, "{format}");
+    }
+    let body = serde_json::json!({"game": {"format": "pypi", "text": "1. G33 B5142 2. G42"}});
+    let (status, error) = refused(&server, &body.to_string()).await;
+    assert_eq!((status, error.error.as_str()), (422, "illegal_action"));
+    assert_eq!(error.field.as_deref(), Some("game"));
+    assert_eq!(error.message, "ply 3: G42: that point is occupied");
+    let body = serde_json::json!({"game": {"format": "pypi", "text": "1. G3"}});
+    let (status, error) = refused(&server, &body.to_string()).await;
+    assert_eq!((status, error.error.as_str()), (422, "invalid_notation"));
+    assert_eq!(
+        error.message,
+        "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133"
+    );
+    let body = serde_json::json!({"game": {"format": "record", "text": "rules standard\nactions c3 c3\n"}});
+    let (status, error) = refused(&server, &body.to_string()).await;
+    assert_eq!(
+        (status, error.message.as_str()),
+        (422, "ply 2: c3: no goat can be placed now")
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_body_may_be_larger_than_a_table_request_but_is_bounded() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    // 40 KiB of JSON whitespace around a short line: above the 16 KiB of
+    // the other endpoints, below the analysis board's 64 KiB.
+    let padded = format!(r#"{{"actions":["c3"]{}}}"#, " ".repeat(40 * 1024));
+    let board = analyse(&server, &padded).await;
+    assert_eq!(board.actions, ["c3"]);
+    let oversized = format!(r#"{{"actions":["c3"]{}}}"#, " ".repeat(70 * 1024));
+    let (status, error) = refused(&server, &oversized).await;
+    assert_eq!((status, error.error.as_str()), (413, "too_large"));
+    assert_eq!(error.message, "the body is limited to 64 KiB");
+    server.stop().await;
+}
+
+/// A bot whose analysis waits at a gate: it says when it has entered and
+/// answers once the test opens the gate.
+struct GateBot {
+    entered: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    open: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl baghchal_server::bot::Bot for GateBot {
+    fn choose(
+        &self,
+        _: &baghchal_rules::Position,
+        _: baghchal_engine::Level,
+        _: u64,
+    ) -> Option<baghchal_rules::Action> {
+        None
+    }
+
+    fn value_actions(
+        &self,
+        _: &baghchal_rules::Position,
+    ) -> Option<Vec<baghchal_protocol::ActionValue>> {
+        let _ = self.entered.lock().unwrap().send(());
+        let _ = self.open.lock().unwrap().recv();
+        Some(Vec::new())
+    }
+}
+
+#[tokio::test]
+async fn a_request_beyond_the_computers_thinkers_is_told_to_try_again() {
+    let db = TestDb::sqlite();
+    let (entered, entered_rx) = std::sync::mpsc::channel();
+    let (open, open_rx) = std::sync::mpsc::channel();
+    let mut config = TestServer::config(&db);
+    config.bot_threads = 1;
+    config.bot = std::sync::Arc::new(GateBot {
+        entered: std::sync::Mutex::new(entered),
+        open: std::sync::Mutex::new(open_rx),
+    });
+    let server = TestServer::start_with(config).await;
+    let addr = server.addr;
+    let first =
+        tokio::spawn(async move { crate::common::http(addr, "POST", "/api/analysis", "{}").await });
+    let waited =
+        tokio::task::spawn_blocking(move || entered_rx.recv_timeout(crate::common::PATIENCE));
+    waited
+        .await
+        .unwrap()
+        .expect("the first request reaches the computer");
+    let (status, error) = refused(&server, "{}").await;
+    assert_eq!((status, error.error.as_str()), (503, "unavailable"));
+    assert_eq!(
+        error.message,
+        "the analysis board is busy; try again in a moment"
+    );
+    open.send(()).unwrap();
+    let (status, body) = first.await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    open.send(()).unwrap();
+    assert_eq!(analyse(&server, "{}").await.legal, []);
+    server.stop().await;
+}

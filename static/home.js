@@ -1,0 +1,306 @@
+// The home view: the form that creates a table, and the tables this
+// browser holds a seat at.
+
+import { t, num, lang } from './i18n.js';
+import { h, mainElement, localPath } from './dom.js';
+import { saveSeat, storedTables, myGames, forgetGames } from './storage.js';
+import { resultText } from './words.js';
+import { sideName } from './dom.js';
+
+/** @typedef {import('./wire.js').Side} Side */
+/** @typedef {import('./wire.js').CreateTable} CreateTable */
+/** @typedef {import('./wire.js').TableCreated} TableCreated */
+
+export class HomeView {
+  /** @param {(path: string) => void} navigate opens another view of the page */
+  constructor(navigate) {
+    this.navigate = navigate;
+    /** @type {CreateTable} */
+    this.form = {
+      opponent: 'friend',
+      side: 'goats',
+      level: 1200,
+      spectators: 1,
+      variant: { first: 'goats', multi_jump: false, three_tigers: false, repetition: 'forbid', ply_limit: 400 },
+    };
+    this.optionsOpen = false;
+    /** @type {string | null} */
+    this.error = null;
+    this.busy = false;
+  }
+
+  destroy() {}
+
+  render() {
+    const f = this.form;
+    const v = f.variant || {};
+    /**
+     * @param {string} name
+     * @param {string} value
+     * @param {string} label
+     * @param {boolean} checked
+     * @param {(e: Event) => void} onchange
+     */
+    const radio = (name, value, label, checked, onchange) =>
+      h('label', { class: 'choice' }, h('input', { type: 'radio', name, value, checked, onchange }), h('span', { text: label }));
+    const levelOut = h('output', { id: 'level-out', for: 'level', text: num(f.level || 1200) });
+    const bots = f.opponent === 'bots';
+
+    const options = h(
+      'details',
+      { class: 'options', ...(this.optionsOpen ? { open: true } : {}), ontoggle: (e) => (this.optionsOpen = /** @type {HTMLDetailsElement} */ (e.target).open) },
+      h('summary', { text: t('options') }),
+      h(
+        'div',
+        { class: 'option-grid' },
+        h('label', { for: 'goats-to-win', text: t('goatsToWinLabel') }),
+        h(
+          'select',
+          {
+            id: 'goats-to-win',
+            onchange: (e) => {
+              const s = /** @type {HTMLSelectElement} */ (e.target).value;
+              if (s === '') delete v.goats_to_win;
+              else v.goats_to_win = Number(s);
+            },
+          },
+          h('option', { value: '', text: t('goatsToWinDefault'), selected: v.goats_to_win === undefined }),
+          ...[3, 4, 5, 6, 7].map((n) => h('option', { value: String(n), text: num(n), selected: v.goats_to_win === n })),
+        ),
+        h('label', { for: 'first', text: t('firstLabel') }),
+        h(
+          'select',
+          { id: 'first', onchange: (e) => (v.first = /** @type {Side} */ (/** @type {HTMLSelectElement} */ (e.target).value)) },
+          h('option', { value: 'goats', text: t('goats'), selected: v.first !== 'tigers' }),
+          h('option', { value: 'tigers', text: t('tigers'), selected: v.first === 'tigers' }),
+        ),
+        h('label', { for: 'repetition', text: t('repetitionLabel') }),
+        h(
+          'select',
+          {
+            id: 'repetition',
+            onchange: (e) => (v.repetition = /** @type {HTMLSelectElement} */ (e.target).value === 'threefold_draw' ? 'threefold_draw' : 'forbid'),
+          },
+          h('option', { value: 'forbid', text: t('repetitionForbid'), selected: v.repetition !== 'threefold_draw' }),
+          h('option', { value: 'threefold_draw', text: t('repetitionThreefold'), selected: v.repetition === 'threefold_draw' }),
+        ),
+        h('label', { for: 'ply-limit', text: t('plyLimitLabel') }),
+        h('input', {
+          id: 'ply-limit',
+          type: 'number',
+          min: 2,
+          max: 1000,
+          step: 1,
+          value: String(v.ply_limit || 400),
+          oninput: (e) => (v.ply_limit = Number(/** @type {HTMLInputElement} */ (e.target).value) || 400),
+        }),
+        h(
+          'label',
+          { class: 'check span2' },
+          h('input', { type: 'checkbox', id: 'multi-jump', checked: Boolean(v.multi_jump), onchange: (e) => (v.multi_jump = /** @type {HTMLInputElement} */ (e.target).checked) }),
+          h('span', { text: t('multiJumpLabel') }),
+        ),
+        h(
+          'label',
+          { class: 'check span2' },
+          h('input', { type: 'checkbox', id: 'three-tigers', checked: Boolean(v.three_tigers), onchange: (e) => (v.three_tigers = /** @type {HTMLInputElement} */ (e.target).checked) }),
+          h('span', { text: t('threeTigersLabel') }),
+        ),
+      ),
+    );
+
+    const tables = storedTables();
+    const form = h(
+      'form',
+      { class: 'create', onsubmit: (e) => this.submit(e) },
+      h(
+        'fieldset',
+        {},
+        h('legend', { text: t('opponentLegend') }),
+        radio('opponent', 'friend', t('opponentFriend'), f.opponent === 'friend', () => this.set({ opponent: 'friend' })),
+        radio('opponent', 'computer', t('opponentComputer'), f.opponent === 'computer', () => this.set({ opponent: 'computer' })),
+        radio('opponent', 'bots', t('opponentBots'), bots, () => this.set({ opponent: 'bots', spectators: Math.max(1, f.spectators || 0) })),
+      ),
+      h(
+        'fieldset',
+        { disabled: bots },
+        h('legend', { text: t('sideLegend') }),
+        radio('side', 'goats', t('sideGoatsFirst'), f.side === 'goats', () => (f.side = 'goats')),
+        radio('side', 'tigers', t('sideTigers'), f.side === 'tigers', () => (f.side = 'tigers')),
+      ),
+      h(
+        'div',
+        { class: 'field', hidden: f.opponent === 'friend' },
+        h('label', { for: 'level', text: t('levelLabel') }),
+        h(
+          'div',
+          { class: 'range' },
+          h('input', {
+            id: 'level',
+            type: 'range',
+            min: 400,
+            max: 2400,
+            step: 100,
+            value: String(f.level || 1200),
+            'aria-describedby': 'level-hint',
+            oninput: (e) => {
+              f.level = Number(/** @type {HTMLInputElement} */ (e.target).value);
+              levelOut.textContent = num(f.level);
+            },
+          }),
+          levelOut,
+        ),
+        h('p', { class: 'hint', id: 'level-hint', text: t('levelHint') }),
+      ),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: 'spectators', text: t('spectatorsLabel') }),
+        h('input', {
+          id: 'spectators',
+          type: 'number',
+          min: bots ? 1 : 0,
+          max: 12,
+          step: 1,
+          value: String(f.spectators || 0),
+          'aria-describedby': 'spectators-hint',
+          oninput: (e) => (f.spectators = Math.min(12, Math.max(0, Math.round(Number(/** @type {HTMLInputElement} */ (e.target).value) || 0)))),
+        }),
+        h('p', { class: 'hint', id: 'spectators-hint', text: t('spectatorsHint') }),
+      ),
+      options,
+      this.error ? h('p', { class: 'error', role: 'alert', text: this.error }) : null,
+      h('button', { type: 'submit', class: 'primary', disabled: this.busy, text: this.busy ? t('creating') : t('create') }),
+    );
+
+    mainElement().replaceChildren(
+      h(
+        'section',
+        { class: 'home' },
+        h('h2', { text: t('newTableHeading') }),
+        form,
+        h('p', { class: 'how', text: t('howToPlay') }),
+        h(
+          'nav',
+          { class: 'home-links', 'aria-label': t('moreLabel') },
+          h('a', { href: '/learn', id: 'learn-link', text: t('learnLink') }),
+          h('a', { href: '/analysis', id: 'analysis-link', text: t('analysisLink') }),
+        ),
+        this.renderResume(tables),
+        this.renderMyGames(),
+      ),
+    );
+  }
+
+  /**
+   * The tables this browser holds a seat at, each told by its opponent,
+   * side and date.
+   * @param {string[]} tables
+   */
+  renderResume(tables) {
+    if (!tables.length) return null;
+    const games = myGames();
+    return h(
+      'section',
+      { class: 'resume' },
+      h('h2', { text: t('resumeHeading') }),
+      h(
+        'ul',
+        {},
+        ...tables.map((id) => {
+          const g = games.find((x) => x.table === id);
+          return h('li', {}, h('a', { href: `/t/${encodeURIComponent(id)}`, text: g ? t('resumeTable', { what: gameWords(g) }) : t('resumeUnknown') }));
+        }),
+      ),
+    );
+  }
+
+  /** Every game this browser played or watched, newest first. */
+  renderMyGames() {
+    const games = myGames();
+    if (!games.length) return h('section', { class: 'my-games', id: 'my-games' }, h('h2', { tabindex: -1, text: t('myGamesHeading') }), h('p', { class: 'hint', text: t('myGamesEmpty') }));
+    return h(
+      'section',
+      { class: 'my-games', id: 'my-games' },
+      h('h2', { text: t('myGamesHeading') }),
+      h(
+        'ul',
+        {},
+        ...games.map((g) =>
+          h(
+            'li',
+            {},
+            h('a', { href: `/t/${encodeURIComponent(g.table)}/games/${g.game}`, text: gameWords(g) }),
+            h('span', { class: 'my-game-result', text: ` · ${g.result ? resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine: g.side }) : t('inProgress')}` }),
+          ),
+        ),
+      ),
+      h('button', {
+        type: 'button',
+        id: 'clear-games',
+        text: t('clearGames'),
+        onclick: () => {
+          forgetGames();
+          this.render();
+          document.getElementById('my-games')?.querySelector('h2')?.focus();
+        },
+      }),
+    );
+  }
+
+  /** @param {Partial<CreateTable>} patch */
+  set(patch) {
+    Object.assign(this.form, patch);
+    this.render();
+  }
+
+  /** @param {Event} e */
+  async submit(e) {
+    e.preventDefault();
+    if (this.busy) return;
+    /** @type {CreateTable} */
+    const body = { ...this.form };
+    if (body.opponent === 'friend') delete body.level;
+    this.busy = true;
+    this.error = null;
+    this.render();
+    try {
+      const res = await fetch('/api/tables', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const json = await res.json().catch(() => null);
+      if (!res.ok) {
+        this.error = t('createFailed', { message: (json && json.message) || res.statusText });
+        this.busy = false;
+        this.render();
+        return;
+      }
+      const created = /** @type {TableCreated} */ (json);
+      this.busy = false;
+      if (created.secret) {
+        saveSeat(created.table, { secret: created.secret, player: 'host', opponent_link: created.opponent_link, spectator_link: created.spectator_link });
+        this.navigate(`/t/${encodeURIComponent(created.table)}#seat=${encodeURIComponent(created.secret)}`);
+      } else if (created.spectator_link) {
+        this.navigate(localPath(created.spectator_link));
+      }
+    } catch {
+      this.error = t('networkError');
+      this.busy = false;
+      this.render();
+    }
+  }
+}
+
+
+/**
+ * A game as a person recognises it: the date, the opponent, the side.
+ * @param {import('./storage.js').MyGame} g
+ */
+function gameWords(g) {
+  const date = new Date(g.date).toLocaleDateString(lang() === 'ne' ? 'ne-NP' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  const opponent = g.opponent === 'friend' ? t('vsFriend') : g.opponent === 'computer' ? t('vsComputer', { level: g.level ?? 0 }) : t('vsBots', { level: g.level ?? 0 });
+  const you = g.side ? t('youPlayed', { side: sideName(g.side) }) : t('youWatched');
+  return `${date} · ${opponent} · ${you} · ${t('game', { n: g.game })}`;
+}

@@ -1,0 +1,733 @@
+// The table view: one table, played or watched live over the websocket.
+// The socket (socket.js) brings messages, the reducer (state.js) turns them
+// into the next state, and this view draws that state and does what the
+// state alone cannot: storing seats, announcing, sending actions.
+
+import { Board } from './board.js';
+import { MoveList } from './movelist.js';
+import { positions, startPosition } from './replay.js';
+import { describeAction, resultText, rulesText } from './words.js';
+import { t, num } from './i18n.js';
+import { h, mainElement, announce, other, sideName } from './dom.js';
+import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
+import { TableSocket } from './socket.js';
+import { apply, initial, mySide, mode } from './state.js';
+
+/** @typedef {import('./wire.js').Side} Side */
+/** @typedef {import('./wire.js').GameState} GameState */
+/** @typedef {import('./wire.js').ServerMessage} ServerMessage */
+/** @typedef {import('./wire.js').ClientMessage} ClientMessage */
+/** @typedef {import('./wire.js').TableEvent} TableEvent */
+/** @typedef {import('./state.js').TableState} TableState */
+/** @typedef {import('./state.js').Fatal} Fatal */
+/** @typedef {import('./state.js').LocalEvent} LocalEvent */
+/** @typedef {import('./i18n.js').StringKey} StringKey */
+
+/**
+ * The parts of the table view that `update` fills.
+ * @typedef {object} TableElements
+ * @property {import('./wire.js').Role | null} role the role the view was built for
+ * @property {HTMLElement} banner
+ * @property {HTMLElement} headline
+ * @property {HTMLElement} counters
+ * @property {HTMLElement} pile
+ * @property {HTMLElement} seats
+ * @property {HTMLElement} spectators
+ * @property {HTMLElement} tally
+ * @property {HTMLElement} rules
+ * @property {HTMLElement} controls
+ * @property {HTMLElement} browse
+ * @property {HTMLElement | null} links
+ * @property {HTMLElement | null} watch
+ */
+
+export class TableView {
+  /**
+   * @param {string} table
+   * @param {(path: string) => void} navigate opens another view of the page
+   */
+  constructor(table, navigate) {
+    this.table = table;
+    this.navigate = navigate;
+    const frag = new URLSearchParams(location.hash.slice(1));
+    const stored = loadSeat(table);
+    /** @type {string | null} the capability this page joins with */
+    this.token = null;
+    /** @type {'seat' | 'invite' | 'watch' | null} */
+    this.tokenKind = null;
+    const seat = frag.get('seat');
+    const invite = frag.get('invite');
+    const watch = frag.get('watch');
+    if (seat) {
+      this.token = seat;
+      this.tokenKind = 'seat';
+    } else if (invite && stored && stored.player === 'guest') {
+      // This browser already claimed the seat: reconnect it.
+      this.token = stored.secret;
+      this.tokenKind = 'seat';
+      history.replaceState(null, '', `/t/${encodeURIComponent(table)}#seat=${encodeURIComponent(stored.secret)}`);
+    } else if (invite) {
+      this.token = invite;
+      this.tokenKind = 'invite';
+    } else if (watch) {
+      this.token = watch;
+      this.tokenKind = 'watch';
+    } else if (stored) {
+      this.token = stored.secret;
+      this.tokenKind = 'seat';
+    }
+    /** @type {TableState} */
+    this.s = initial(Boolean(this.token));
+    this.confirmResign = false;
+    this.hints = hintsOn();
+    this.actionCounter = 0;
+    /** @type {Record<string, string>} copy-button feedback, by link kind */
+    this.copyState = {};
+    /** @type {Board | null} */
+    this.board = null;
+    this.boardRoot = h('div', { class: 'board-root' });
+    /** @type {number | null} the ply shown while browsing the move list; `null`: the live position */
+    this.cursor = null;
+    /** @type {{key: string, list: string[]} | null} the positions of the moves, by ply */
+    this.replayed = null;
+    this.moveList = new MoveList({
+      live: true,
+      onSelect: (cursor) => {
+        this.cursor = cursor;
+        this.update();
+      },
+    });
+    this.moveList.swipeOn(this.boardRoot);
+    /** @type {TableElements | null} the parts of the view that `update` fills */
+    this.el = null;
+    this.socket = new TableSocket({
+      hello: () => {
+        /** @type {ClientMessage} */
+        const hello = { type: 'hello', table: this.table, token: /** @type {string} */ (this.token) };
+        if (this.s.version !== null) hello.since = this.s.version;
+        return hello;
+      },
+      onMessage: (msg) => this.receive(msg),
+      onLost: () => {
+        this.dispatch({ type: 'lost' });
+        this.update();
+      },
+      onReplaced: () => {
+        // The same seat was opened elsewhere (another tab): that one plays.
+        this.dispatch({ type: 'replaced' });
+        this.render();
+      },
+    });
+    if (this.token) this.socket.start();
+  }
+
+  destroy() {
+    document.title = t('title');
+    this.socket.stop();
+    this.board?.destroy();
+    this.moveList.destroy();
+  }
+
+  /**
+   * Moves the state on.
+   * @param {ServerMessage | LocalEvent} msg
+   */
+  dispatch(msg) {
+    this.s = apply(this.s, msg);
+  }
+
+  /** @param {ClientMessage} msg */
+  send(msg) {
+    this.socket.send(msg);
+  }
+
+  /**
+   * A message of the server: the next state, then what it means for the
+   * view, the storage and the live region.
+   * @param {ServerMessage} msg
+   */
+  receive(msg) {
+    const before = this.s;
+    this.dispatch(msg);
+    const s = this.s;
+    if ((msg.type === 'snapshot' || msg.type === 'event') && s !== before) this.remember();
+    switch (msg.type) {
+      case 'welcome': {
+        if (msg.secret) {
+          this.token = msg.secret;
+          this.tokenKind = 'seat';
+          // One browser may hold both seats (two tabs): the host's record,
+          // with its links, is kept; this tab's fragment holds the guest's.
+          if (loadSeat(this.table)?.player !== 'host') saveSeat(this.table, { secret: msg.secret, player: 'guest' });
+          history.replaceState(null, '', `/t/${encodeURIComponent(this.table)}#seat=${encodeURIComponent(msg.secret)}`);
+        } else if (msg.role === 'player' && this.tokenKind === 'seat' && this.token) {
+          const stored = loadSeat(this.table);
+          if (!stored || (stored.secret !== this.token && (stored.player !== 'host' || msg.player === 'host'))) {
+            saveSeat(this.table, { secret: this.token, player: msg.player });
+          }
+        }
+        // A reconnect keeps the view (and the focus); a first join builds it.
+        if (this.el && this.el.role === msg.role) this.update();
+        else this.render();
+        // An action sent before the connection dropped and never answered
+        // goes again with its id: the server applies it at most once.
+        if (s.pending && s.pendingAction) this.send({ type: 'action', id: s.pending, action: s.pendingAction });
+        break;
+      }
+      case 'snapshot': {
+        const prev = before.game;
+        this.update(prev !== null && prev.game === msg.state.game && prev.ply + 1 === msg.state.ply);
+        if (prev === null) this.announceTurn();
+        break;
+      }
+      case 'event': {
+        if (s === before) break;
+        const hadResult = Boolean(before.game && before.game.result);
+        const wasPlacing = before.game?.phase === 'placement' && before.game.game === msg.state.game;
+        this.confirmResign = false;
+        this.update(msg.event.kind === 'played');
+        this.announceEvent(msg.event, msg.state, hadResult, wasPlacing && msg.state.phase === 'movement');
+        break;
+      }
+      case 'presence':
+      case 'ack':
+        this.update();
+        break;
+      case 'error': {
+        if (s.fatal) {
+          this.socket.stop();
+          if (s.fatal === 'invalid_token' || s.fatal === 'unknown_table') forgetSeat(this.table);
+          this.render();
+          return;
+        }
+        announce(msg.code === 'not_your_turn' ? t('notYourTurn') : t('actionRefused', { message: msg.message }));
+        this.update();
+        break;
+      }
+      case 'pong':
+        break;
+    }
+  }
+
+  /** Keeps this game in "my games". */
+  remember() {
+    const { game: g, info, role } = this.s;
+    if (!g || !info || !role) return;
+    rememberGame({
+      table: this.table,
+      game: g.game,
+      role,
+      side: this.mySide(),
+      opponent: info.opponent,
+      level: info.level,
+      result: g.result,
+      goats_to_win: g.goats_to_win,
+      ply_limit: g.ply_limit,
+    });
+  }
+
+  // ------------------------------------------------------------ derived
+
+  /** The viewer's side in the current game, for a player. */
+  mySide() {
+    return mySide(this.s);
+  }
+
+  /** @returns {'play' | 'wait' | 'watch'} */
+  mode() {
+    return mode(this.s);
+  }
+
+  /** @param {string} action */
+  play(action) {
+    this.actionCounter += 1;
+    const id = `${Date.now().toString(36)}-${this.actionCounter}`;
+    this.dispatch({ type: 'sent', id, action });
+    this.send({ type: 'action', id, action });
+    this.update();
+  }
+
+  // ------------------------------------------------------------ words
+
+  /** @param {GameState} s */
+  resultText(s) {
+    return resultText(s.result, { goatsToWin: s.goats_to_win, plyLimit: s.ply_limit, mine: this.mySide() });
+  }
+
+  /**
+   * @param {TableEvent} event
+   * @param {GameState} s
+   * @param {boolean} hadResult
+   * @param {boolean} placed this event placed the last goat
+   */
+  announceEvent(event, s, hadResult, placed) {
+    /** @type {string[]} */
+    const parts = [];
+    switch (event.kind) {
+      case 'played':
+        parts.push(describeAction(event.side, event.action));
+        break;
+      case 'resigned':
+        parts.push(t('announceResigned', { side: sideName(event.side) }));
+        break;
+      case 'draw_offered':
+        parts.push(t('announceDrawOffered', { side: sideName(event.side) }));
+        break;
+      case 'draw_declined':
+        parts.push(t('announceDrawDeclined', { side: sideName(event.side) }));
+        break;
+      case 'draw_agreed':
+        break;
+      case 'rematch_offered':
+        parts.push(t('announceRematchOffered', { side: sideName(event.side) }));
+        break;
+      case 'rematch_started': {
+        const mine = this.mySide();
+        parts.push(mine ? t('announceRematchStarted', { n: event.game, side: sideName(mine) }) : t('announceRematchStartedNeutral', { n: event.game }));
+        break;
+      }
+    }
+    if (placed) parts.push(t('announceAllPlaced'));
+    if (s.result && !hadResult) parts.push(this.resultText(s));
+    else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurn'));
+    announce(parts.join('. '));
+  }
+
+  announceTurn() {
+    const s = this.s.game;
+    if (!s) return;
+    if (s.result) announce(this.resultText(s));
+    else if (this.mode() === 'play') announce(t('announceYourTurn'));
+  }
+
+  // ------------------------------------------------------------ drawing
+
+  /** Builds the whole view (after joining, or a language switch). */
+  render() {
+    if (this.s.fatal) {
+      this.renderFatal(this.s.fatal);
+      return;
+    }
+    if (!this.s.info) {
+      mainElement().replaceChildren(h('p', { class: 'connecting', role: 'status', text: t('connecting') }));
+      return;
+    }
+    if (!this.board) this.board = new Board(this.boardRoot, (action) => this.play(action));
+    this.board.relabel();
+    this.moveList.relabel();
+
+    this.el = {
+      role: this.s.role,
+      banner: h('p', { class: 'banner', role: 'status' }),
+      headline: h('p', { class: 'headline', id: 'headline' }),
+      counters: h('dl', { class: 'counters' }),
+      pile: h('div', { class: 'pile', role: 'img' }),
+      seats: h('ul', { class: 'seats' }),
+      spectators: h('p', { class: 'spectators' }),
+      tally: h('p', { class: 'tally' }),
+      rules: h('p', { class: 'rules', text: this.rulesText() }),
+      controls: h('div', { class: 'controls' }),
+      browse: h('div', { class: 'browse', hidden: true }),
+      links: this.renderLinks(),
+      watch: this.s.role === 'spectator' ? this.renderWatch() : null,
+    };
+    const e = this.el;
+    mainElement().replaceChildren(
+      h(
+        'div',
+        { class: 'table' },
+        e.banner,
+        h('div', { class: 'board-column', id: 'board' }, e.headline, e.browse, this.boardRoot, e.pile),
+        h(
+          'aside',
+          { class: 'panel', 'aria-label': t('status') },
+          e.watch,
+          h('section', { class: 'card' }, h('h2', { class: 'visually-hidden', text: t('status') }), e.counters, e.seats, e.spectators, e.tally, e.rules, h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') }))),
+          h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
+          e.links,
+          this.moveList.root,
+        ),
+      ),
+    );
+    this.update();
+  }
+
+  /** The table's rules, where they differ from the house rules. */
+  rulesText() {
+    return rulesText(this.s.info?.variant);
+  }
+
+  /**
+   * @param {Fatal} code
+   */
+  renderFatal(code) {
+    /** @type {Record<string, [StringKey, StringKey]>} */
+    const pages = {
+      seat_taken: ['seatTakenHeading', 'seatTakenText'],
+      gallery_full: ['galleryFullHeading', 'galleryFullText'],
+      invalid_token: ['invalidTokenHeading', 'invalidTokenText'],
+      unknown_table: ['unknownTableHeading', 'unknownTableText'],
+      no_seat: ['noSeatHeading', 'noSeatText'],
+      replaced: ['replacedHeading', 'replacedText'],
+    };
+    const [heading, text] = pages[code] || ['errorHeading', 'networkError'];
+    /** @type {(Node | null)[]} */
+    const buttons = [h('a', { class: 'button primary', href: '/', onclick: (ev) => this.goHome(ev), text: t('goHome') })];
+    if (code === 'gallery_full' || code === 'replaced') {
+      buttons.push(
+        h('button', {
+          type: 'button',
+          id: 'try-again',
+          text: code === 'replaced' ? t('playHere') : t('tryAgain'),
+          onclick: () => {
+            this.dispatch({ type: 'retry' });
+            this.render();
+            this.socket.start();
+          },
+        }),
+      );
+    }
+    mainElement().replaceChildren(
+      h('section', { class: `notice ${code.replace(/_/g, '-')}` }, h('h2', { text: t(heading) }), h('p', { text: t(text) }), h('p', { class: 'notice-actions' }, ...buttons)),
+    );
+  }
+
+  /** @param {Event} ev */
+  goHome(ev) {
+    ev.preventDefault();
+    this.navigate('/');
+  }
+
+  /** The links panel, for the creator of the table. */
+  renderLinks() {
+    const stored = loadSeat(this.table);
+    if (this.s.role !== 'player' || !stored || stored.secret !== this.token) return null;
+    /** @type {[string, StringKey, StringKey, string | null | undefined][]} */
+    const rows = [
+      ['opponent', 'opponentLink', 'copyOpponentLink', stored.opponent_link],
+      ['spectator', 'spectatorLink', 'copySpectatorLink', stored.spectator_link],
+    ];
+    const present = rows.filter((r) => r[3]);
+    if (!present.length) return null;
+    return h(
+      'section',
+      { class: 'card links' },
+      h('h2', { text: t('links') }),
+      ...present.map(([kind, label, copyLabel, link]) => {
+        const input = h('input', { id: `${kind}-link`, type: 'text', readonly: true, value: String(link), onfocus: (e) => /** @type {HTMLInputElement} */ (e.target).select() });
+        const status = h('span', { class: 'copy-status', role: 'status', text: this.copyState[kind] || '' });
+        return h(
+          'div',
+          { class: 'link-row' },
+          h('label', { for: `${kind}-link`, text: t(label) }),
+          h(
+            'div',
+            { class: 'link-field' },
+            input,
+            h('button', { type: 'button', 'aria-label': t(copyLabel), text: t('copy'), onclick: () => this.copy(kind, String(link), input, status) }),
+          ),
+          status,
+        );
+      }),
+      h('p', { class: 'private-note', text: t('linksPrivate') }),
+    );
+  }
+
+  /**
+   * @param {string} kind
+   * @param {string} link
+   * @param {HTMLInputElement} input
+   * @param {HTMLElement} status
+   */
+  async copy(kind, link, input, status) {
+    try {
+      await navigator.clipboard.writeText(link);
+      this.copyState[kind] = t('copied');
+    } catch {
+      input.focus();
+      input.select();
+      this.copyState[kind] = t('copyFailed');
+    }
+    status.textContent = this.copyState[kind];
+    window.setTimeout(() => {
+      delete this.copyState[kind];
+      status.textContent = '';
+    }, 4000);
+  }
+
+  renderWatch() {
+    return h(
+      'section',
+      { class: 'card watch' },
+      h('p', { text: t('spectating') }),
+      h(
+        'label',
+        { class: 'check' },
+        h('input', {
+          type: 'checkbox',
+          id: 'hints',
+          checked: this.hints,
+          onchange: (e) => {
+            this.hints = /** @type {HTMLInputElement} */ (e.target).checked;
+            saveHints(this.hints);
+            this.update();
+          },
+        }),
+        h('span', { text: t('showHints') }),
+      ),
+    );
+  }
+
+  /**
+   * Fills the view from the current state.
+   * @param {boolean} [animate] animate the last action on the board
+   */
+  update(animate = false) {
+    const e = this.el;
+    const s = this.s.game;
+    if (!e || !s || !this.board || this.s.fatal) return;
+    const mode = this.mode();
+    // A rematch empties the list: browsing the old game ends with it.
+    if (this.cursor !== null && this.cursor >= this.s.moves.length) this.cursor = null;
+    const shown = this.cursor === null ? null : this.positionAt(this.cursor);
+    if (shown === null) {
+      this.cursor = null;
+      this.board.update({ position: s.position, legal: s.legal, lastAction: s.last_action, mode, hints: this.hints }, animate);
+    } else {
+      this.board.update({ position: shown, legal: [], lastAction: this.s.moves[/** @type {number} */ (this.cursor) - 1] ?? null, mode: 'watch', hints: false }, false);
+    }
+    this.updateBrowse();
+
+    e.banner.textContent = this.s.conn === 'reconnecting' ? t('reconnecting') : '';
+    e.banner.hidden = this.s.conn !== 'reconnecting';
+
+    // Whose turn, or the result.
+    const mine = this.mySide();
+    const phase = s.phase === 'placement' ? t('phasePlacement') : t('phaseMovement');
+    let headline;
+    if (s.result) headline = this.resultText(s);
+    else if (mine && s.side_to_move === mine) headline = `${t('yourTurn', { side: sideName(mine) })} · ${phase}`;
+    else if (mine) headline = `${t('opponentTurn', { side: sideName(s.side_to_move) })} · ${phase}`;
+    else headline = `${t('turnOf', { side: sideName(s.side_to_move) })} · ${phase}`;
+    e.headline.textContent = headline;
+    document.title = mode === 'play' ? `● ${t('announceYourTurn')} ${t('title')}` : t('title');
+    e.headline.classList.toggle('finished', Boolean(s.result));
+    e.headline.classList.toggle('my-turn', mode === 'play');
+
+    /** @type {[string, string, string][]} */
+    const counters = [
+      ['phase', t('phase'), phase],
+      ['in-hand', t('inHand'), num(s.in_hand)],
+      ['eaten', t('eaten'), `${num(s.eaten)}/${num(s.goats_to_win)}`],
+      ['trapped', t('trapped'), `${num(s.trapped_tigers)}/${num(s.tigers)}`],
+      ['ply', t('ply'), `${num(s.ply)}/${num(s.ply_limit)}`],
+    ];
+    e.counters.replaceChildren(
+      ...counters.map(([id, label, value]) => h('div', { class: `counter ${id}` }, h('dt', { text: label }), h('dd', { id: `counter-${id}`, text: value }))),
+    );
+
+    // The eaten goats' pile.
+    e.pile.setAttribute('aria-label', `${t('eatenPile')}: ${num(s.eaten)}/${num(s.goats_to_win)}`);
+    const icons = [];
+    for (let i = 0; i < s.goats_to_win; i++) {
+      const slot = h('span', { class: i < s.eaten ? 'pile-goat eaten' : 'pile-goat' });
+      if (i < s.eaten) {
+        const icon = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        icon.setAttribute('viewBox', '-40 -40 80 80');
+        icon.setAttribute('aria-hidden', 'true');
+        const use = document.createElementNS('http://www.w3.org/2000/svg', 'use');
+        use.setAttribute('href', '#goat-piece');
+        use.setAttribute('x', '-40');
+        use.setAttribute('y', '-40');
+        use.setAttribute('width', '80');
+        use.setAttribute('height', '80');
+        icon.append(use);
+        slot.append(icon);
+      }
+      icons.push(slot);
+    }
+    e.pile.replaceChildren(h('span', { class: 'pile-label', 'aria-hidden': 'true', text: t('eatenPile') }), ...icons);
+
+    // Seats and gallery.
+    const p = this.s.presence;
+    e.seats.replaceChildren(
+      ...(['goats', 'tigers']).map((side) => {
+        const sd = /** @type {Side} */ (side);
+        const seat = p ? p[sd] : null;
+        const you = mine === sd;
+        let who = sideName(sd);
+        if (you) who += ` (${t('you')})`;
+        let state = '';
+        if (seat && seat.computer) state = t('computerLevel', { level: seat.level ?? (this.s.info && this.s.info.level) ?? 0 });
+        else if (seat) state = seat.connected ? t('connected') : t('disconnected');
+        const on = Boolean(seat && seat.connected);
+        return h(
+          'li',
+          { class: `seat ${sd} ${on ? 'on' : 'off'}`, id: `seat-${sd}` },
+          h('span', { class: 'dot', 'aria-hidden': 'true' }),
+          h('span', { class: 'seat-name', text: who }),
+          h('span', { class: 'seat-state', text: state }),
+        );
+      }),
+    );
+    if (!p) e.spectators.textContent = '';
+    else if (p.spectator_seats === 0) e.spectators.textContent = t('noSpectatorSeats');
+    else e.spectators.textContent = t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats });
+    const tally = s.tally;
+    const gameNo = t('game', { n: s.game });
+    if (this.s.player) {
+      const mineWins = this.s.player === 'host' ? tally.host : tally.guest;
+      const theirs = this.s.player === 'host' ? tally.guest : tally.host;
+      e.tally.textContent = `${gameNo} · ${t('tally', { mine: mineWins, theirs, draws: tally.draws })}`;
+    } else {
+      e.tally.textContent = `${gameNo} · ${t('tallyNeutral', { host: tally.host, guest: tally.guest, draws: tally.draws })}`;
+    }
+
+    this.updateControls();
+
+    this.moveList.update(this.s.moves, this.cursor);
+  }
+
+  /**
+   * The position after `n` actions of the current game, drawn from its
+   * moves; `null` if the drawing does not end where the server's state does
+   * (then the page does not pretend to know).
+   * @param {number} n
+   * @returns {string | null}
+   */
+  positionAt(n) {
+    const g = this.s.game;
+    if (!g || !this.s.info) return null;
+    const key = `${g.game}:${this.s.moves.length}`;
+    if (!this.replayed || this.replayed.key !== key) {
+      const list = positions(startPosition(this.s.info.variant), this.s.moves);
+      const last = list[list.length - 1] || '';
+      this.replayed = { key, list: last.split(' ')[0] === g.position.split(' ')[0] ? list : [] };
+    }
+    return this.replayed.list[n] ?? null;
+  }
+
+  /** The notice above the board while the move list is browsed. */
+  updateBrowse() {
+    const e = this.el;
+    if (!e) return;
+    const browsing = this.cursor !== null;
+    e.browse.hidden = !browsing;
+    if (!browsing) {
+      if (e.browse.contains(document.activeElement)) this.moveList.list.querySelector('.ply.current')?.closest('button')?.focus();
+      e.browse.replaceChildren();
+      return;
+    }
+    const had = e.browse.contains(document.activeElement);
+    e.browse.replaceChildren(
+      h('p', { text: t('browsing', { n: /** @type {number} */ (this.cursor), total: this.s.moves.length }) }),
+      h('button', {
+        type: 'button',
+        id: 'back-to-live',
+        class: 'primary',
+        text: t('backToLive'),
+        onclick: () => {
+          this.cursor = null;
+          this.update();
+          this.board?.focus();
+        },
+      }),
+    );
+    if (had) document.getElementById('back-to-live')?.focus();
+  }
+
+  /** The buttons that fit the moment. */
+  updateControls() {
+    const e = this.el;
+    const s = this.s.game;
+    if (!e || !s) return;
+    const focusedId = document.activeElement instanceof HTMLElement && e.controls.contains(document.activeElement) ? document.activeElement.id : null;
+    /** @type {Node[]} */
+    const out = [];
+    const mine = this.mySide();
+    const friend = this.s.info?.opponent === 'friend';
+    /**
+     * @param {string} id
+     * @param {string} text
+     * @param {() => void} onclick
+     * @param {string} [cls]
+     */
+    const button = (id, text, onclick, cls = '') => h('button', { type: 'button', id, class: cls, text, onclick, disabled: this.s.conn !== 'online' });
+    if (mine && !s.result) {
+      if (this.confirmResign) {
+        out.push(
+          h(
+            'div',
+            { class: 'confirm', role: 'group', 'aria-labelledby': 'resign-question' },
+            h('p', { id: 'resign-question', text: t('resignConfirm') }),
+            button('resign-yes', t('resignYes'), () => {
+              this.confirmResign = false;
+              this.send({ type: 'resign' });
+              this.updateControls();
+            }, 'danger'),
+            button('resign-no', t('resignNo'), () => {
+              this.confirmResign = false;
+              this.updateControls();
+              document.getElementById('resign')?.focus();
+            }),
+          ),
+        );
+      } else {
+        out.push(button('resign', t('resign'), () => {
+          this.confirmResign = true;
+          this.updateControls();
+          document.getElementById('resign-no')?.focus();
+        }));
+      }
+      if (friend) {
+        if (s.draw_offer === mine) out.push(h('p', { class: 'offer', text: t('drawOffered') }));
+        else if (s.draw_offer) {
+          out.push(
+            h('p', { class: 'offer', text: t('drawOfferedToYou') }),
+            button('accept-draw', t('acceptDraw'), () => this.send({ type: 'accept_draw' }), 'primary'),
+            button('decline-draw', t('declineDraw'), () => this.send({ type: 'decline_draw' })),
+          );
+        } else out.push(button('offer-draw', t('offerDraw'), () => this.send({ type: 'offer_draw' })));
+      }
+    }
+    if (!mine && s.draw_offer && !s.result) out.push(h('p', { class: 'offer', text: t('drawOfferPending', { side: sideName(s.draw_offer) }) }));
+    if (mine && s.result) {
+      if (s.rematch_offer === mine) out.push(h('p', { class: 'offer', text: t('rematchAsked') }));
+      else if (s.rematch_offer) {
+        out.push(h('p', { class: 'offer', text: t('rematchOfferedToYou') }), button('rematch', t('rematchAccept'), () => this.send({ type: 'rematch' }), 'primary'));
+      } else out.push(button('rematch', t('rematch'), () => this.send({ type: 'rematch' }), 'primary'));
+    }
+    if (s.result) {
+      const href = `/t/${encodeURIComponent(this.table)}/games/${s.game}`;
+      out.push(
+        h('a', {
+          class: 'button',
+          id: 'review-game',
+          href,
+          text: t('reviewThisGame'),
+          onclick: (ev) => {
+            ev.preventDefault();
+            this.navigate(href);
+          },
+        }),
+      );
+    }
+    if (mine && friend && this.s.presence && !this.s.presence[other(mine)].connected && s.ply === 0 && s.game === 1) {
+      out.push(h('p', { class: 'offer', text: t('waitingForOpponent') }));
+    }
+    out.push(
+      h('button', {
+        type: 'button',
+        id: 'new-table',
+        text: t('newTable'),
+        onclick: () => {
+          if (this.s.role === 'player') forgetSeat(this.table);
+          this.navigate('/');
+        },
+      }),
+    );
+    e.controls.replaceChildren(...out);
+    if (focusedId) document.getElementById(focusedId)?.focus();
+  }
+}
+

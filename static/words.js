@@ -1,0 +1,99 @@
+// How the page says things about a game in words: an action, a result.
+
+import { t } from './i18n.js';
+import { parseAction, between } from './board.js';
+import { other, sideName } from './dom.js';
+
+/** @typedef {import('./wire.js').Side} Side */
+/** @typedef {import('./wire.js').GameResult} GameResult */
+/** @typedef {import('./i18n.js').StringKey} StringKey */
+
+/**
+ * An action in a sentence: "Goats place on c3".
+ * @param {Side} side
+ * @param {string} action
+ */
+export function describeAction(side, action) {
+  const { kind, points } = parseAction(action);
+  const who = sideName(side);
+  if (kind === 'place') return t('announcePlace', { side: who, to: points[0] });
+  if (kind === 'step') return t('announceStep', { side: who, from: points[0], to: points[1] });
+  const over = points.slice(1).map((p, i) => between(points[i], p));
+  return t('announceJump', { side: who, from: points[0], to: points[points.length - 1], over: over.join(', ') });
+}
+
+/**
+ * A result with its reason: "Tigers win, 5 goats eaten", with "You won: "
+ * before it for a player.
+ * @param {GameResult | null} r
+ * @param {{goatsToWin: number, plyLimit: number, mine?: Side | null}} game
+ */
+export function resultText(r, game) {
+  if (!r) return '';
+  const head = r.winner ? t('resultWin', { side: sideName(r.winner) }) : t('resultDraw');
+  /** @type {Record<string, string | number>} */
+  const params = {};
+  if (r.reason === 'capture_target') params.n = game.goatsToWin;
+  if (r.reason === 'ply_limit') params.n = game.plyLimit;
+  if (r.reason === 'resignation' && r.winner) params.side = sideName(other(r.winner));
+  const key = /** @type {StringKey} */ (`reason_${r.reason}`);
+  const mine = game.mine;
+  const personal = mine && r.winner ? (r.winner === mine ? t('youWon') : t('youLost')) : null;
+  return `${personal ? `${personal}: ` : ''}${head}, ${t(key, params)}`;
+}
+
+/**
+ * A table's rules where they differ from the house rules: "Rules: 3 goats
+ * to win".
+ * @param {import('./wire.js').Variant | undefined} v
+ */
+export function rulesText(v) {
+  /** @type {string[]} */
+  const list = [];
+  if (v) {
+    const target = v.three_tigers ? 4 : 5;
+    if (v.goats_to_win !== undefined && v.goats_to_win !== null && v.goats_to_win !== target) list.push(t('rulesTarget', { n: v.goats_to_win }));
+    if (v.first === 'tigers') list.push(t('rulesTigersFirst'));
+    if (v.multi_jump) list.push(t('rulesMultiJump'));
+    if (v.three_tigers) list.push(t('rulesThreeTigers'));
+    if (v.repetition === 'threefold_draw') list.push(t('rulesThreefold'));
+    if (v.ply_limit !== undefined && v.ply_limit !== 400) list.push(t('rulesPlyLimit', { n: v.ply_limit }));
+  }
+  return t('rules', { list: list.length ? list.join(', ') : t('rulesHouse') });
+}
+
+/**
+ * The goats the tigers must eat under a variant.
+ * @param {import('./wire.js').Variant | undefined} v
+ */
+export function goatsToWin(v) {
+  return v?.goats_to_win ?? (v?.three_tigers ? 4 : 5);
+}
+
+/**
+ * An evaluation in words, from the side it is for: "win in 7 plies",
+ * "draw", "+1.25 goats".
+ * @param {import('./wire.js').Evaluation} e
+ */
+export function evaluationText(e) {
+  switch (e.kind) {
+    case 'win':
+      return e.plies === 0 ? t('evalWon') : t(e.plies === 1 ? 'evalWinOne' : 'evalWin', { n: e.plies });
+    case 'loss':
+      return e.plies === 0 ? t('evalLost') : t(e.plies === 1 ? 'evalLossOne' : 'evalLoss', { n: e.plies });
+    case 'draw':
+      return t('evalDraw');
+    case 'score': {
+      const goats = (e.score / 1000).toFixed(2);
+      return t('evalScore', { score: `${e.score >= 0 ? '+' : ''}${goats}` });
+    }
+  }
+}
+
+/**
+ * Where a value comes from, in words.
+ * @param {'rules' | 'tablebase' | 'search'} source
+ */
+export function sourceText(source) {
+  return t(/** @type {StringKey} */ (`source_${source}`));
+}
