@@ -144,6 +144,15 @@ impl TestServer {
     /// A server with `/metrics` on `metrics` instead of its main address.
     pub async fn start_serving(config: Config, metrics: Option<TcpListener>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_on(listener, config, metrics).await
+    }
+
+    /// A server on a listener made by the test.
+    pub async fn start_on(
+        listener: TcpListener,
+        config: Config,
+        metrics: Option<TcpListener>,
+    ) -> TestServer {
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -323,6 +332,22 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
             .await
             .unwrap();
+        Client {
+            ws,
+            frames: Vec::new(),
+            version: 0,
+            next_id: 1,
+        }
+    }
+
+    /// A websocket over a TCP connection made by the test.
+    pub async fn over(stream: TcpStream, addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .unwrap();
         Client {
             ws,
             frames: Vec::new(),
@@ -517,7 +542,8 @@ pub fn field<'a>(value: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Declares a scenario's tests: on SQLite always, on PostgreSQL when
-/// `BAGHCHAL_TEST_POSTGRES` is set.
+/// `BAGHCHAL_TEST_POSTGRES` is set (the build script then sets the
+/// `test_postgres` cfg; without it the PostgreSQL variant is ignored).
 #[macro_export]
 macro_rules! on_both {
     ($scenario:ident) => {
@@ -529,11 +555,16 @@ macro_rules! on_both {
             }
 
             #[tokio::test]
+            #[cfg_attr(
+                not(test_postgres),
+                ignore = "BAGHCHAL_TEST_POSTGRES was not set when the tests were built"
+            )]
             async fn on_postgres() {
-                if let Some(db) = $crate::common::TestDb::postgres().await {
-                    super::$scenario(&db).await;
-                    db.cleanup().await;
-                }
+                let db = $crate::common::TestDb::postgres()
+                    .await
+                    .expect("BAGHCHAL_TEST_POSTGRES names the PostgreSQL server");
+                super::$scenario(&db).await;
+                db.cleanup().await;
             }
         }
     };
