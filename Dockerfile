@@ -15,7 +15,10 @@ WORKDIR /var/lib/baghchal
 # The page is built into the binary.
 ENV BAGHCHAL_ADDR=0.0.0.0:8080 \
     DATABASE_URL=sqlite:///var/lib/baghchal/baghchal.db?mode=rwc \
+    BAGHCHAL_DATA_DIR=/var/lib/baghchal \
     RUST_LOG=info
+# The database (SQLite) and the tablebase, built here on first start.
+VOLUME /var/lib/baghchal
 EXPOSE 8080
 STOPSIGNAL SIGTERM
 CMD ["baghchal"]

@@ -31,6 +31,8 @@ export async function startServer(opts = {}) {
     '--addr', opts.addr || '127.0.0.1:0',
     '--database-url', `sqlite://${join(dir, 'tables.db')}?mode=rwc`,
     '--static-dir', join(ROOT, 'static'),
+    // The page's tests play without the tablebase: building it takes a minute.
+    '--no-tablebase',
   ];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' } });
   let stderr = '';

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use baghchal_server::client_limit::TableLimit;
+use baghchal_server::tablebase::{self, HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use tracing_subscriber::EnvFilter;
@@ -58,9 +59,22 @@ pub struct Args {
     /// private 127.0.0.1:9090).
     #[arg(long, env = "BAGHCHAL_METRICS_ADDR")]
     metrics_addr: Option<SocketAddr>,
-    /// The movement-phase tablebase (default: baghchal.tb when it exists).
+    /// The directory of the server's files (the tablebase); default: the
+    /// SQLite database's directory, or the current one.
+    #[arg(long, env = "BAGHCHAL_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// The movement-phase tablebase file, built in the background when
+    /// missing (default: DATA_DIR/baghchal.tb).
     #[arg(long, env = "BAGHCHAL_TABLEBASE")]
     tablebase: Option<PathBuf>,
+    /// Neither read nor build the tablebase: the computer plays without
+    /// (the variable takes 1/0, true/false, yes/no, on/off).
+    #[arg(
+        long,
+        env = "BAGHCHAL_NO_TABLEBASE",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    no_tablebase: bool,
 }
 
 /// Runs `baghchal serve`.
@@ -70,7 +84,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -91,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ]);
         }
         let public_url = args.public_url.unwrap_or_else(|| format!("http://{addr}"));
-        let mut config = Config::new(args.database_url, public_url);
+        let mut config = Config::new(args.database_url.clone(), public_url);
         config.allow_origins = allow_origins;
         config.table_limit = TableLimit {
             burst: args.table_burst,
@@ -99,8 +112,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;
-        baghchal_server::stats::tablebase_ready(engine.tablebase().is_some());
-        config.bot = Arc::new(engine);
+        config.tablebase = tablebase_slot(
+            &args.database_url,
+            args.data_dir,
+            args.tablebase,
+            args.no_tablebase,
+        );
+        config.bot = Arc::new(LiveEngine(config.tablebase.clone()));
         config.rate = RateLimit {
             burst: args.ws_burst,
             per_second: args.ws_rate,
@@ -118,6 +136,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         baghchal_server::run_with_metrics(listener, metrics, config, shutdown_signal()).await?;
         Ok(())
     })
+}
+
+/// The tablebase as the flags say: off, or the file named, or the one in
+/// the data directory; built there on the cores' worth of low-priority
+/// threads when missing.
+fn tablebase_slot(
+    database_url: &str,
+    data_dir: Option<PathBuf>,
+    file: Option<PathBuf>,
+    off: bool,
+) -> TablebaseSlot {
+    if off {
+        return TablebaseSlot::off();
+    }
+    let path = file.unwrap_or_else(|| {
+        data_dir
+            .unwrap_or_else(|| tablebase::data_dir_of(database_url))
+            .join(tablebase::FILE_NAME)
+    });
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    TablebaseSlot::new(path, Arc::new(HouseBuilder { threads }))
 }
 
 /// Completes on Ctrl-C or SIGTERM.

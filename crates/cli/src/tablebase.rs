@@ -18,7 +18,7 @@ pub struct Args {
     command: Command,
 }
 
-/// The engine for `serve`, `engine` and `tournament`: with the tablebase
+/// The engine for `engine`, `tournament` and `tune`: with the tablebase
 /// named, or with baghchal.tb when that file exists, or without one.
 pub fn engine(named: Option<&Path>) -> anyhow::Result<Engine> {
     let path = match named {

@@ -29,6 +29,7 @@ impl Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_baghchal"))
             .args(["--addr", "127.0.0.1:0", "--log", "warn"])
             .args(["--database-url", database_url])
+            .arg("--no-tablebase")
             .env("BAGHCHAL_WS_RATE", "100000")
             .env("BAGHCHAL_WS_BURST", "100000")
             .stdin(Stdio::null())

@@ -97,6 +97,12 @@ struct Args {
     )]
     server_args: Vec<String>,
 
+    /// Let the started server build its tablebase in the background (into
+    /// its temporary directory) as a new server does; without this flag it
+    /// runs with `--no-tablebase`.
+    #[arg(long, conflicts_with = "url")]
+    tablebase_build: bool,
+
     /// Write the started server's output to this file instead of
     /// discarding it.
     #[arg(long, conflicts_with = "url")]
@@ -133,9 +139,13 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
                 Some(path) => path.clone(),
                 None => server::sibling_binary()?,
             };
+            let mut server_args = Vec::new();
+            if !args.tablebase_build {
+                server_args.push("--no-tablebase".to_owned());
+            }
+            server_args.extend(args.server_args.iter().cloned());
             let process =
-                ServerProcess::start(&binary, &args.server_args, args.server_log.as_deref())
-                    .await?;
+                ServerProcess::start(&binary, &server_args, args.server_log.as_deref()).await?;
             println!("server: {} (pid {})", process.url(), process.pid());
             Some(process)
         }

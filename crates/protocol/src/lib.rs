@@ -499,6 +499,22 @@ pub enum ClientMessage {
     Ping,
 }
 
+impl ClientMessage {
+    /// Reads the text of one websocket frame: exactly one JSON message,
+    /// nothing after it but whitespace. The server decodes every text
+    /// frame with this, and the fuzz target `client_message` feeds it any
+    /// text.
+    ///
+    /// ```
+    /// use baghchal_protocol::ClientMessage;
+    /// assert_eq!(ClientMessage::decode(r#"{"type":"ping"}"#).unwrap(), ClientMessage::Ping);
+    /// assert!(ClientMessage::decode(r#"{"type":"ping"} {"type":"ping"}"#).is_err());
+    /// ```
+    pub fn decode(text: &str) -> Result<ClientMessage, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}
+
 /// The computer's or a person's seat, as everyone sees it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct SeatView {

@@ -245,6 +245,14 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_board_is_told_to_try_again() {
+        let response = AnalysisError::Busy.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let response = AnalysisError::TooLarge.into_response();
+        assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[test]
     fn each_bad_request_names_its_field() {
         assert_eq!(message(r#"{"moves":[]}"#).0, "moves");
         assert_eq!(message(r#"{"variant":{"tigers":3}}"#).0, "variant.tigers");

@@ -97,16 +97,20 @@ fn source(source: Source) -> wire::EvaluationSource {
 pub struct Computer {
     bot: Arc<dyn Bot>,
     thinkers: Arc<Semaphore>,
-    /// Analysis-board requests in flight, as many as there are thinkers:
-    /// one more is refused rather than queued.
+    /// Analysis-board requests in flight (thinking or waiting for a
+    /// thinker), [`BOARDS_PER_THINKER`] a thinker: one more is refused
+    /// rather than queued.
     boards: Arc<Semaphore>,
 }
+
+/// Analysis-board requests in flight per thinker: a person stepping
+/// quickly through a line waits a few of them, a flood is refused.
+pub const BOARDS_PER_THINKER: usize = 8;
 
 /// Why the computer did not value a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Unavailable {
-    /// As many analysis-board requests as there are thinkers are being
-    /// served.
+    /// As many analysis-board requests as it takes are being served.
     Busy,
     /// The bot cannot analyse, or its thread failed.
     Failed,
@@ -118,7 +122,7 @@ impl Computer {
         Computer {
             bot,
             thinkers: Arc::new(Semaphore::new(threads.max(1))),
-            boards: Arc::new(Semaphore::new(threads.max(1))),
+            boards: Arc::new(Semaphore::new(threads.max(1) * BOARDS_PER_THINKER)),
         }
     }
 
@@ -137,8 +141,8 @@ impl Computer {
     }
 
     /// Values every legal action of `position` on a thinker's thread, or
-    /// says why not. A request beyond as many as there are thinkers is
-    /// refused at once.
+    /// says why not. A request beyond [`BOARDS_PER_THINKER`] a thinker in
+    /// flight is refused at once.
     pub async fn value_actions(
         &self,
         position: Position,
@@ -174,5 +178,55 @@ impl Computer {
                 None
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::sync::Mutex;
+
+    use futures_util::FutureExt;
+
+    use super::*;
+
+    /// A bot whose analysis waits until the test opens its gate.
+    struct Gate(Mutex<mpsc::Receiver<()>>);
+
+    impl Bot for Gate {
+        fn choose(&self, _: &Position, _: Level, _: u64) -> Option<Action> {
+            None
+        }
+
+        fn value_actions(&self, _: &Position) -> Option<Vec<wire::ActionValue>> {
+            let _ = self.0.lock().ok()?.recv();
+            Some(Vec::new())
+        }
+    }
+
+    #[tokio::test]
+    async fn analysis_board_requests_beyond_the_bound_are_refused_not_queued() {
+        let (open, gate) = mpsc::channel();
+        let computer = Computer::new(Arc::new(Gate(Mutex::new(gate))), 1);
+        // Each request takes its place in flight at its first poll.
+        let mut in_flight: Vec<_> = (0..BOARDS_PER_THINKER)
+            .map(|_| Box::pin(computer.value_actions(Position::default())))
+            .collect();
+        for request in &mut in_flight {
+            assert!(request.now_or_never().is_none(), "it thinks or waits");
+        }
+        let refused = computer.value_actions(Position::default()).now_or_never();
+        assert_eq!(refused, Some(Err(Unavailable::Busy)));
+        for _ in 0..BOARDS_PER_THINKER {
+            open.send(()).unwrap();
+        }
+        for request in in_flight {
+            assert_eq!(request.await, Ok(Vec::new()));
+        }
+        open.send(()).unwrap();
+        assert_eq!(
+            computer.value_actions(Position::default()).await,
+            Ok(Vec::new())
+        );
     }
 }

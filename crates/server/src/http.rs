@@ -18,6 +18,7 @@ use baghchal_rules::Record;
 use crate::client_limit::client_address;
 use crate::names::side_to_wire;
 use crate::options::{Opponent, TableOptions};
+use crate::tablebase::TablebaseState;
 use crate::tables::TablesError;
 use crate::AppState;
 
@@ -160,13 +161,15 @@ pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) ->
         .into_response()
 }
 
-/// Reads a `CreateTable`, naming the field at fault when it is not one.
+/// Reads the body of `POST /api/tables` as checked options, naming the
+/// field at fault when it is not one (public for the fuzz target
+/// `table_options`).
 ///
 /// The body is first read whole as JSON, so that anything that is not one
 /// JSON object (a syntax error, trailing bytes, an array, a string) is
 /// `invalid_json`; only then is the object read as a request, so that every
 /// field of the wrong type (`null` included) is `invalid_field` naming it.
-fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
+pub fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
     let value: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| HttpError::InvalidJson(e.to_string()))?;
     if !value.is_object() {
@@ -356,9 +359,37 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        crate::stats::render(state.tables.open_count()),
+        crate::stats::render(state.tables.open_count(), state.tablebase.state()),
     )
         .into_response()
+}
+
+/// The body of `GET /readyz`.
+#[derive(serde::Serialize)]
+pub struct Readiness {
+    /// `ok`, or `unavailable` (with status 503).
+    pub database: &'static str,
+    /// Where the tablebase stands; the server serves in every state.
+    pub tablebase: TablebaseState,
+}
+
+/// `GET /readyz`: the database, and the tablebase's state in detail.
+pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Readiness>) {
+    let (status, database) = match state.storage.ping().await {
+        Ok(()) => (StatusCode::OK, "ok"),
+        Err(e) => {
+            tracing::error!(error = %e, "readiness check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "unavailable")
+        }
+    };
+    let tablebase = state.tablebase.state();
+    (
+        status,
+        Json(Readiness {
+            database,
+            tablebase,
+        }),
+    )
 }
 
 #[cfg(test)]

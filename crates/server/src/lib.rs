@@ -26,6 +26,7 @@ pub mod play;
 pub mod stats;
 pub mod storage;
 pub mod table;
+pub mod tablebase;
 pub mod tables;
 pub mod token;
 pub mod ws;
@@ -50,6 +51,7 @@ use tower_http::trace::TraceLayer;
 use crate::bot::{Bot, Computer};
 use crate::storage::{Storage, StorageError};
 use crate::table::Pace;
+use crate::tablebase::TablebaseSlot;
 use crate::tables::{Tables, TablesError};
 
 /// How a server runs.
@@ -83,6 +85,10 @@ pub struct Config {
     /// Whether a proxy in front sets `X-Forwarded-For` (the client's
     /// address is then the last one in it).
     pub trust_proxy: bool,
+    /// The tablebase, read or built in the background while serving (off
+    /// by default; the computer sees it through a
+    /// [`tablebase::LiveEngine`] bot).
+    pub tablebase: TablebaseSlot,
 }
 
 impl Config {
@@ -105,6 +111,7 @@ impl Config {
             allow_origins: Vec::new(),
             table_limit: client_limit::TableLimit::default(),
             trust_proxy: false,
+            tablebase: TablebaseSlot::off(),
         }
     }
 }
@@ -136,6 +143,8 @@ pub struct AppState {
     pub computer: Computer,
     /// Analyses of finished games, which never change.
     pub analyses: http::AnalysisCache,
+    /// The tablebase, for `/readyz`.
+    pub tablebase: TablebaseSlot,
 }
 
 /// Why the server could not start.
@@ -174,6 +183,7 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             get(notation::export),
         )
         .route("/healthz", get(http::healthz))
+        .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
         .merge(page::router(static_dir));
     let public_url = state.public_url.clone();
@@ -261,6 +271,7 @@ pub async fn run_with_metrics(
         trust_proxy: config.trust_proxy,
         computer,
         analyses: http::AnalysisCache::default(),
+        tablebase: config.tablebase.clone(),
     };
     let metrics_router = Router::new()
         .route("/metrics", get(http::metrics))
@@ -292,6 +303,7 @@ pub async fn run_with_metrics(
         }
     });
     background.close();
+    config.tablebase.start()?;
     let signal = token.clone();
     let server = axum::serve(
         listener,
@@ -302,7 +314,9 @@ pub async fn run_with_metrics(
         tracing::info!("shutting down");
         signal.cancel();
     });
-    server.await?;
+    let served = server.await;
+    config.tablebase.stop().await;
+    served?;
     // The sockets saw the cancellation and are sending their close frames.
     sockets.close();
     if tokio::time::timeout(Duration::from_secs(5), sockets.wait())

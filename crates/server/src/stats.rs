@@ -13,6 +13,7 @@
 //! | `baghchal_socket_closes_total` | counter | `code` (1001, 1008, 1009, 4000, 4001, 4002) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
+//! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -20,6 +21,8 @@ use std::time::Duration;
 use baghchal_protocol::{CloseCode, ErrorCode};
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::tablebase::TablebaseState;
 
 /// The process's recorder, installed on first use. One process may run
 /// several servers (tests do); they share it.
@@ -49,10 +52,19 @@ pub fn handle() -> &'static PrometheusHandle {
     })
 }
 
-/// The text of `GET /metrics`, with the open-table gauge taken now.
-pub fn render(tables_open: usize) -> String {
+/// The text of `GET /metrics`, with the gauges of what is read at a
+/// glance (open tables, the tablebase) taken now.
+pub fn render(tables_open: usize, tablebase: TablebaseState) -> String {
     let handle = handle();
     gauge!("baghchal_tables_open").set(tables_open as f64);
+    let ready = matches!(tablebase, TablebaseState::Ready);
+    gauge!("baghchal_tablebase_ready").set(if ready { 1.0 } else { 0.0 });
+    let progress = match tablebase {
+        TablebaseState::Ready => 1.0,
+        TablebaseState::Building { done, total } if total > 0 => done as f64 / total as f64,
+        _ => 0.0,
+    };
+    gauge!("baghchal_tablebase_build_progress").set(progress);
     handle.render()
 }
 
@@ -130,10 +142,4 @@ pub fn closed(code: CloseCode) {
 /// A table request was refused for its address's budget.
 pub fn tables_rate_limited() {
     counter!("baghchal_tables_rate_limited_total").increment(1);
-}
-
-/// Whether the computer plays with the tablebase.
-pub fn tablebase_ready(ready: bool) {
-    let _ = handle();
-    gauge!("baghchal_tablebase_ready").set(if ready { 1.0 } else { 0.0 });
 }

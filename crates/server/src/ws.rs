@@ -289,7 +289,7 @@ impl Connection {
                     .await;
             }
         };
-        let message: ClientMessage = match serde_json::from_str(text.as_str()) {
+        let message = match ClientMessage::decode(text.as_str()) {
             Ok(message) => message,
             Err(e) => {
                 return self

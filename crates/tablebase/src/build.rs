@@ -57,6 +57,11 @@ pub trait Progress: Sync {
     fn tier(&self, eaten: u32);
     /// `n` more units of work are done (see [`work`]).
     fn advance(&self, n: u64);
+    /// Whether to stop: the solver asks between steps and, once told, skips
+    /// the rest of the work (the build then fails as interrupted).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Progress`] that reports nothing.
@@ -399,6 +404,9 @@ impl Tier<'_> {
         let found = (0..2 * classes)
             .into_par_iter()
             .fold(Found::default, |mut found, c| {
+                if progress.cancelled() {
+                    return found;
+                }
                 let (side, class) = (c / classes, c % classes);
                 let first = side * self.len + class * per;
                 let symmetric = !self.indexer.classes()[class as usize].stabilizer.is_empty();
@@ -425,6 +433,9 @@ impl Tier<'_> {
         let mut done = 0u64;
         let mut distance = 0;
         while distance < resolved.0.len() || distance < capture_wins.0.len() {
+            if progress.cancelled() {
+                return;
+            }
             let wins = capture_wins.take(distance);
             let claimed: Vec<u32> = wins
                 .par_iter()
@@ -454,11 +465,15 @@ pub struct Solved {
 }
 
 /// Solves every tier of `shape`, the last (most goats eaten) first, on the
-/// current rayon pool.
+/// current rayon pool. Once `progress` is cancelled the values are
+/// incomplete.
 pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved {
     assert!(shape.is_valid(), "unsolvable shape {shape:?}");
     let mut tiers: Vec<Vec<u16>> = Vec::new();
     for eaten in (0..shape.target).rev() {
+        if progress.cancelled() {
+            break;
+        }
         progress.tier(eaten);
         let goats = shape.goats_on_board(eaten);
         let len = indexer.tier_len(goats) as u32;

@@ -104,10 +104,17 @@ impl Tablebase {
         Tablebase::build_shape(Shape::HOUSE, progress)
     }
 
-    /// Solves any shape (smaller ones serve tests).
+    /// Solves any shape (smaller ones serve tests). Fails with
+    /// [`io::ErrorKind::Interrupted`] when `progress` is cancelled.
     pub fn build_shape(shape: Shape, progress: &dyn Progress) -> io::Result<Tablebase> {
         let indexer = Indexer::new();
         let solved = build::solve(shape, &indexer, progress);
+        if progress.cancelled() {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "the tablebase build was cancelled",
+            ));
+        }
         let mut values = Vec::with_capacity(solved.tiers.iter().map(Vec::len).sum());
         for tier in &solved.tiers {
             for &v in tier {

@@ -3,7 +3,7 @@
 //! exhaustive search near the end.
 
 use baghchal_rules::{board, Bitboard, Side, Square};
-use baghchal_tablebase::{Probe, Shape, Silent, Tablebase, Wdl};
+use baghchal_tablebase::{Probe, Progress, Shape, Silent, Tablebase, Wdl};
 
 const FULL: u32 = (1 << 25) - 1;
 
@@ -413,4 +413,30 @@ fn a_saved_tablebase_loads_with_the_same_values_and_a_damaged_one_is_refused() {
     version[8] = 9;
     assert!(refused(&version).contains("version"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Cancels the build as soon as some work is done.
+struct CancelOnFirstAdvance(std::sync::atomic::AtomicBool);
+
+impl Progress for CancelOnFirstAdvance {
+    fn tier(&self, _eaten: u32) {}
+    fn advance(&self, _n: u64) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+#[test]
+fn a_build_cancelled_midway_fails_as_interrupted() {
+    let shape = Shape {
+        goats: 20,
+        target: 2,
+    };
+    let progress = CancelOnFirstAdvance(Default::default());
+    let err = Tablebase::build_shape(shape, &progress)
+        .err()
+        .expect("a cancelled build fails");
+    assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
 }

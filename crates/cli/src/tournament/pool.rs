@@ -15,7 +15,7 @@
 //!   leaves the tigers the fewest actions.
 //! - `ab2`, `ab4`, ...: plain fixed-depth alpha-beta (negamax) to that many
 //!   plies, captures first, with no transposition table, no extensions and
-//!   no quiescence, on the evaluation [`evaluate`] documents.
+//!   no quiescence, on the evaluation that `evaluate` documents.
 //!
 //! Ties at the root are broken by the game's seed.
 

@@ -164,7 +164,7 @@ fn mark(winner: Option<Side>) -> &'static str {
     }
 }
 
-/// Whether the package can hold a game of `rules` from `start`.
+/// Whether the package can hold a game of `rules`: its variant.
 fn check_expressible(rules: &Rules) -> Result<(), WriteError> {
     let fail = |reason: &str| {
         Err(WriteError {

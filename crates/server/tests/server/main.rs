@@ -20,3 +20,4 @@ mod reconnect;
 mod security;
 mod spectators;
 mod storage;
+mod tablebase;

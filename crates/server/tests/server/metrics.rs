@@ -78,6 +78,8 @@ async fn metrics_count_tables_sockets_actions_and_commits() {
         1.0,
     );
     at_least(&samples, "baghchal_commit_batch_size_count", 1.0);
+    assert!(samples.contains_key("baghchal_tablebase_ready"));
+    assert!(samples.contains_key("baghchal_tablebase_build_progress"));
     server.stop().await;
 }
 
