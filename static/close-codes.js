@@ -7,6 +7,8 @@ export const SHUTTING_DOWN = 1001;
 export const RATE_LIMITED = 1008;
 /** A message over 16 KiB. */
 export const TOO_LARGE = 1009;
+/** The table moved to another node of the cluster; reconnect. */
+export const MOVED = 1012;
 /** The same seat connected again elsewhere; the newer socket plays. */
 export const REPLACED = 4000;
 /** The page did not read its messages fast enough. */

@@ -4,9 +4,11 @@ use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use baghchal_server::client_limit::TableLimit;
+use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::tablebase::{self, HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
@@ -75,6 +77,45 @@ pub struct Args {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     no_tablebase: bool,
+    /// Cluster mode: the NATS server the nodes share, e.g.
+    /// nats://127.0.0.1:4222 (PostgreSQL required).
+    #[arg(long, env = "BAGHCHAL_NATS_URL")]
+    nats_url: Option<String>,
+    /// This node's id in the cluster (default: random, logged at start).
+    #[arg(long, env = "BAGHCHAL_NODE_ID")]
+    node_id: Option<String>,
+    /// The cluster's name, the prefix of its NATS subjects: clusters that
+    /// share a NATS server never see each other's messages.
+    #[arg(long = "cluster", env = "BAGHCHAL_CLUSTER", default_value = "baghchal")]
+    cluster_name: String,
+    /// How long a node's lease on a table lasts without renewal, e.g. 5s,
+    /// 1500ms or 2.5 (seconds).
+    #[arg(long, env = "BAGHCHAL_LEASE", default_value = "5s", value_parser = parse_duration)]
+    lease: Duration,
+}
+
+/// `5s`, `1500ms` or `2.5` (seconds), between 100 ms and an hour.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(n) => (n, 0.001),
+        None => (text.strip_suffix('s').unwrap_or(text), 1.0),
+    };
+    let seconds = number
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| format!("{text:?} is not a duration (try 5s or 1500ms)"))?
+        * unit;
+    if !(0.1..=3600.0).contains(&seconds) {
+        return Err(format!("{text:?} is out of range (100ms to 3600s)"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// A random node id: 12 hex digits.
+fn random_node_id() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no random bytes: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Runs `baghchal serve`.
@@ -131,6 +172,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ),
             None => None,
         };
+        if let Some(nats_url) = args.nats_url {
+            let node_id = match args.node_id {
+                Some(id) => id,
+                None => random_node_id()?,
+            };
+            if node_id.is_empty()
+                || !node_id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                anyhow::bail!("--node-id: letters, digits, - and _ only");
+            }
+            if args.cluster_name.is_empty()
+                || !args
+                    .cluster_name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                anyhow::bail!("--cluster: letters, digits, - and _ only");
+            }
+            tracing::info!(node_id = %node_id, "cluster node");
+            config.cluster = Some(ClusterConfig {
+                nats_url,
+                node_id,
+                name: args.cluster_name,
+                lease: args.lease,
+            });
+        }
+        config.check()?;
         // Harnesses read this line to find a server started on port 0.
         println!("listening on http://{addr}");
         baghchal_server::run_with_metrics(listener, metrics, config, shutdown_signal()).await?;

@@ -12,6 +12,10 @@
 //! cargo build --release -p baghchal -p baghchal-loadtest
 //! target/release/baghchal-load --tables 1000 --spectators 2 --rate 1000 --duration 60s
 //! ```
+//!
+//! `--compare-ceiling` then loads `baghchal-ceiling` (the same protocol
+//! with no rules, storage or actors) the same way and prints both side by
+//! side with their ratio; `--ceiling` loads the ceiling alone.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -24,6 +28,7 @@ use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+mod csv;
 mod server;
 mod stats;
 mod table;
@@ -108,6 +113,26 @@ struct Args {
     #[arg(long, conflicts_with = "url")]
     server_log: Option<PathBuf>,
 
+    /// Load the ceiling server (`baghchal-ceiling`: the same protocol with
+    /// no rules, storage or actors) instead of the table server.
+    #[arg(long, conflicts_with_all = ["compare_ceiling", "url"])]
+    ceiling: bool,
+
+    /// Load the table server, then the ceiling server with the same
+    /// settings, and print both side by side with their ratio.
+    #[arg(long)]
+    compare_ceiling: bool,
+
+    /// The `baghchal-ceiling` binary to start (default: the one next to
+    /// this binary).
+    #[arg(long)]
+    ceiling_bin: Option<PathBuf>,
+
+    /// Append each run's figures to this CSV file (with a header when it
+    /// is new), for `crates/loadtest/plot.py`.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+
     /// Draw no progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -131,31 +156,104 @@ fn main() -> anyhow::Result<()> {
         .block_on(run(args, sockets))
 }
 
+/// What one run measures against one server.
+struct Outcome {
+    /// `server` or `ceiling`.
+    label: &'static str,
+    seconds: f64,
+    actions: u64,
+    games: u64,
+    delivered: hdrhistogram::Histogram<u64>,
+    acked: hdrhistogram::Histogram<u64>,
+    connect_errors: u64,
+    play_errors: u64,
+    errors: std::collections::BTreeMap<String, u64>,
+    /// Memory once connected, while playing and at the end.
+    memory: [Option<Memory>; 3],
+    cpu: Cpu,
+}
+
+/// Which server a run loads.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Target {
+    /// The table server: the one at `--url`, or a started `baghchal`.
+    Server,
+    /// A started `baghchal-ceiling`.
+    Ceiling,
+}
+
 async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
-    let started = match &args.url {
-        Some(_) => None,
-        None => {
+    let targets: &[Target] = if args.ceiling {
+        &[Target::Ceiling]
+    } else if args.compare_ceiling {
+        &[Target::Server, Target::Ceiling]
+    } else {
+        &[Target::Server]
+    };
+    let mut outcomes = Vec::new();
+    for &target in targets {
+        let outcome = measure(&args, sockets, target).await?;
+        report(&outcome);
+        outcomes.push(outcome);
+    }
+    if let [server, ceiling] = outcomes.as_slice() {
+        compare(server, ceiling);
+    }
+    if let Some(path) = &args.csv {
+        csv::append(path, &args, sockets, &outcomes)?;
+        println!("figures appended to {}", path.display());
+    }
+    if outcomes.iter().any(|o| o.actions == 0) {
+        bail!("a run accepted no action");
+    }
+    Ok(())
+}
+
+/// Starts (or finds) the target, connects the tables, plays and measures.
+async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Outcome> {
+    let started = match (target, &args.url) {
+        (Target::Server, Some(_)) => None,
+        (Target::Server, None) => {
             let binary = match &args.server_bin {
                 Some(path) => path.clone(),
-                None => server::sibling_binary()?,
+                None => server::sibling_binary("baghchal", "baghchal", "--server-bin")?,
             };
             let mut server_args = Vec::new();
             if !args.tablebase_build {
                 server_args.push("--no-tablebase".to_owned());
             }
             server_args.extend(args.server_args.iter().cloned());
-            let process =
-                ServerProcess::start(&binary, &server_args, args.server_log.as_deref()).await?;
-            println!("server: {} (pid {})", process.url(), process.pid());
-            Some(process)
+            Some(ServerProcess::start(&binary, &server_args, args.server_log.as_deref()).await?)
+        }
+        (Target::Ceiling, _) => {
+            let binary = match &args.ceiling_bin {
+                Some(path) => path.clone(),
+                None => server::sibling_binary(
+                    "baghchal-ceiling",
+                    "baghchal-loadtest",
+                    "--ceiling-bin",
+                )?,
+            };
+            Some(ServerProcess::start_ceiling(&binary, None).await?)
         }
     };
-    let url = match (&args.url, &started) {
-        (Some(url), _) => url.trim_end_matches('/').to_owned(),
-        (None, Some(process)) => process.url().to_owned(),
+    let label = match target {
+        Target::Server => "server",
+        Target::Ceiling => "ceiling",
+    };
+    if let Some(process) = &started {
+        println!("{label}: {} (pid {})", process.url(), process.pid());
+    }
+    let url = match (&started, &args.url) {
+        (Some(process), _) => process.url().to_owned(),
+        (None, Some(url)) => url.trim_end_matches('/').to_owned(),
         (None, None) => unreachable!("a server was started when no --url was given"),
     };
-    let server_pid = started.as_ref().map(ServerProcess::pid).or(args.server_pid);
+    let server_pid = match (&started, target) {
+        (Some(process), _) => Some(process.pid()),
+        (None, Target::Server) => args.server_pid,
+        (None, Target::Ceiling) => None,
+    };
     let endpoint = table::Endpoint::new(&url, sockets)?;
     if !endpoint.sources().is_empty() {
         println!(
@@ -180,7 +278,7 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
         stats: Stats::new(),
     });
     println!(
-        "load: {} tables × (2 players + {} spectators) = {sockets} websockets, {}, seed {}",
+        "load on the {label}: {} tables × (2 players + {} spectators) = {sockets} websockets, {}, seed {}",
         args.tables,
         args.spectators,
         match interval {
@@ -193,7 +291,7 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
     // Connect every table, `concurrency` at a time.
     let connecting = Instant::now();
     let bar = progress(args.quiet, args.tables, "connecting");
-    let tables = connect(&run, &args, &bar).await;
+    let tables = connect(&run, args, &bar).await;
     bar.finish_and_clear();
     let connect_errors = run.stats.error_count();
     println!(
@@ -204,7 +302,7 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
         connect_errors
     );
     if tables.is_empty() {
-        print_errors(&run.stats);
+        print_errors(&run.stats.errors());
         bail!("no table could be opened");
     }
     let memory_connected = server_pid.and_then(Memory::of);
@@ -251,18 +349,23 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let cpu = Cpu::now(server_pid).since(&cpu_before);
     let memory = server_pid.and_then(Memory::of);
-
-    report(
-        &run.stats,
-        elapsed,
-        connect_errors,
-        [memory_connected, memory_playing, memory],
-        cpu,
-    );
     if let Some(process) = started {
         process.stop().await;
     }
-    Ok(())
+    let stats = &run.stats;
+    Ok(Outcome {
+        label,
+        seconds: elapsed.as_secs_f64(),
+        actions: stats.actions(),
+        games: stats.games(),
+        delivered: stats.delivered(),
+        acked: stats.acked(),
+        connect_errors,
+        play_errors: stats.error_count() - connect_errors,
+        errors: stats.errors(),
+        memory: [memory_connected, memory_playing, memory],
+        cpu,
+    })
 }
 
 /// Opens the run's tables, at most `--concurrency` at once.
@@ -332,38 +435,33 @@ fn live(stats: &Stats, elapsed: Duration) -> String {
     )
 }
 
-/// Prints the results.
-fn report(
-    stats: &Stats,
-    elapsed: Duration,
-    connect_errors: u64,
-    memory: [Option<Memory>; 3],
-    cpu: Cpu,
-) {
-    let seconds = elapsed.as_secs_f64();
-    let actions = stats.actions();
+/// Prints the results of one run.
+fn report(outcome: &Outcome) {
+    let seconds = outcome.seconds;
+    let actions = outcome.actions;
     println!(
-        "played {seconds:.1} s: {actions} accepted actions, {:.1} actions/s, {} games finished",
+        "{}: played {seconds:.1} s: {actions} accepted actions, {:.1} actions/s, {} games finished",
+        outcome.label,
         actions as f64 / seconds,
-        stats.games()
+        outcome.games
     );
     println!(
         "latency, action sent -> event at every subscriber: {}",
-        summary(&stats.delivered())
+        summary(&outcome.delivered)
     );
     println!(
         "latency, action sent -> ack:                       {}",
-        summary(&stats.acked())
+        summary(&outcome.acked)
     );
     println!(
         "errors: {} while connecting, {} while playing",
-        connect_errors,
-        stats.error_count() - connect_errors
+        outcome.connect_errors, outcome.play_errors
     );
-    print_errors(stats);
-    if let [Some(connected), Some(playing), Some(end)] = memory {
+    print_errors(&outcome.errors);
+    if let [Some(connected), Some(playing), Some(end)] = outcome.memory {
         println!(
-            "server memory: peak RSS {} (VmHWM); RSS {} once connected, {} while playing",
+            "{} memory: peak RSS {} (VmHWM); RSS {} once connected, {} while playing",
+            outcome.label,
             mib(end.peak_rss_kib),
             mib(connected.rss_kib),
             mib(playing.rss_kib)
@@ -372,9 +470,10 @@ fn report(
     if let Some(own) = Memory::of(std::process::id()) {
         println!("load generator memory: peak RSS {}", mib(own.peak_rss_kib));
     }
+    let cpu = outcome.cpu;
     let share = |s: f64| format!("{s:.1} s = {:.0}% of a core", 100.0 * s / seconds);
     if let Some(server) = cpu.server {
-        println!("server CPU while playing: {}", share(server));
+        println!("{} CPU while playing: {}", outcome.label, share(server));
     }
     if let Some(load) = cpu.load {
         println!("load generator CPU while playing: {}", share(load));
@@ -385,8 +484,67 @@ fn report(
     }
 }
 
-fn print_errors(stats: &Stats) {
-    for (kind, count) in stats.errors() {
+/// Prints the server and the ceiling side by side, and their ratio.
+fn compare(server: &Outcome, ceiling: &Outcome) {
+    let rows = figures(server).into_iter().zip(figures(ceiling));
+    println!();
+    println!(
+        "{:<34} {:>12} {:>12} {:>9}",
+        "", "server", "ceiling", "ratio"
+    );
+    for ((name, a), (_, b)) in rows {
+        let show = |v: Option<f64>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
+        let ratio = match (a, b) {
+            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+            _ => "-".to_owned(),
+        };
+        println!("{name:<34} {:>12} {:>12} {ratio:>9}", show(a), show(b));
+    }
+}
+
+/// The figures a comparison shows, by name (latencies in milliseconds).
+fn figures(outcome: &Outcome) -> Vec<(&'static str, Option<f64>)> {
+    let quantile = |q: f64| {
+        (!outcome.delivered.is_empty())
+            .then(|| outcome.delivered.value_at_quantile(q) as f64 / 1000.0)
+    };
+    vec![
+        (
+            "accepted actions/s",
+            Some(outcome.actions as f64 / outcome.seconds),
+        ),
+        ("p50 to every subscriber (ms)", quantile(0.50)),
+        ("p99 to every subscriber (ms)", quantile(0.99)),
+        ("p99.9 to every subscriber (ms)", quantile(0.999)),
+        (
+            "max to every subscriber (ms)",
+            (!outcome.delivered.is_empty()).then(|| outcome.delivered.max() as f64 / 1000.0),
+        ),
+        (
+            "errors",
+            Some((outcome.connect_errors + outcome.play_errors) as f64),
+        ),
+        (
+            "CPU while playing (cores)",
+            outcome.cpu.server.map(|s| s / outcome.seconds),
+        ),
+        (
+            "CPU per action (µs)",
+            outcome
+                .cpu
+                .server
+                .filter(|_| outcome.actions > 0)
+                .map(|s| s * 1e6 / outcome.actions as f64),
+        ),
+        (
+            "peak RSS (MiB)",
+            outcome.memory[2].map(|m| m.peak_rss_kib as f64 / 1024.0),
+        ),
+    ]
+}
+
+fn print_errors(errors: &std::collections::BTreeMap<String, u64>) {
+    for (kind, count) in errors {
         println!("  {count} × {kind}");
     }
 }

@@ -1,5 +1,6 @@
 //! The server under test: a `baghchal` process started on a free loopback
-//! port with a fresh SQLite database, and what `/proc` tells about it.
+//! port with a fresh SQLite database, or the `baghchal-ceiling` process,
+//! and what `/proc` tells about it.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -43,15 +44,41 @@ impl ServerProcess {
             .tempdir()
             .context("creating the database directory")?;
         let database = data.path().join("load.db");
-        let mut child = Command::new(binary)
-            .arg("serve")
-            .arg("--addr")
-            .arg("127.0.0.1:0")
-            .arg("--database-url")
-            .arg(format!("sqlite://{}?mode=rwc", database.display()))
+        let mut args: Vec<String> = vec![
+            "serve".into(),
+            "--addr".into(),
+            "127.0.0.1:0".into(),
+            "--database-url".into(),
+            format!("sqlite://{}?mode=rwc", database.display()),
             // Every table comes from this one address.
-            .args(["--table-burst", "1000000", "--tables-per-minute", "1000000"])
-            .args(extra)
+            "--table-burst".into(),
+            "1000000".into(),
+            "--tables-per-minute".into(),
+            "1000000".into(),
+        ];
+        args.extend(extra.iter().cloned());
+        ServerProcess::spawn(binary, &args, log, data).await
+    }
+
+    /// Starts the ceiling server `binary` (`baghchal-ceiling`) on
+    /// `127.0.0.1:0` and waits until it says where it listens.
+    pub async fn start_ceiling(binary: &Path, log: Option<&Path>) -> anyhow::Result<ServerProcess> {
+        let data = tempfile::Builder::new()
+            .prefix("baghchal-ceiling-")
+            .tempdir()
+            .context("creating a directory")?;
+        let args = ["--addr".to_owned(), "127.0.0.1:0".to_owned()];
+        ServerProcess::spawn(binary, &args, log, data).await
+    }
+
+    async fn spawn(
+        binary: &Path,
+        args: &[String],
+        log: Option<&Path>,
+        data: tempfile::TempDir,
+    ) -> anyhow::Result<ServerProcess> {
+        let mut child = Command::new(binary)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -166,13 +193,15 @@ async fn tail<R: AsyncRead + Unpin>(from: R) -> String {
     }
 }
 
-/// The `baghchal` binary built next to this one (`target/release/`).
-pub fn sibling_binary() -> anyhow::Result<PathBuf> {
+/// The binary `name` built next to this one (`target/release/`), e.g.
+/// `baghchal` (from the `baghchal` package) or `baghchal-ceiling` (from
+/// this one).
+pub fn sibling_binary(name: &str, package: &str, option: &str) -> anyhow::Result<PathBuf> {
     let me = std::env::current_exe().context("locating this binary")?;
-    let path = me.with_file_name(format!("baghchal{}", std::env::consts::EXE_SUFFIX));
+    let path = me.with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     if !path.is_file() {
         bail!(
-            "{} does not exist: build it (cargo build --release -p baghchal) or pass --server-bin",
+            "{} does not exist: build it (cargo build --release -p {package}) or pass {option}",
             path.display()
         );
     }

@@ -766,6 +766,8 @@ pub enum CloseCode {
     RateLimited,
     /// 1009: a message over 16 KiB (after `too_large`).
     TooLarge,
+    /// 1012: the table moved to another node of the cluster; reconnect.
+    Moved,
     /// 4000: the same seat connected again; the newer socket plays.
     Replaced,
     /// 4001: the client did not read its messages fast enough.
@@ -776,10 +778,11 @@ pub enum CloseCode {
 
 impl CloseCode {
     /// Every close code, in order.
-    pub const ALL: [CloseCode; 6] = [
+    pub const ALL: [CloseCode; 7] = [
         CloseCode::ShuttingDown,
         CloseCode::RateLimited,
         CloseCode::TooLarge,
+        CloseCode::Moved,
         CloseCode::Replaced,
         CloseCode::TooSlow,
         CloseCode::Unresponsive,
@@ -795,6 +798,7 @@ impl CloseCode {
             CloseCode::ShuttingDown => 1001,
             CloseCode::RateLimited => 1008,
             CloseCode::TooLarge => 1009,
+            CloseCode::Moved => 1012,
             CloseCode::Replaced => 4000,
             CloseCode::TooSlow => 4001,
             CloseCode::Unresponsive => 4002,
@@ -807,6 +811,7 @@ impl CloseCode {
             CloseCode::ShuttingDown => "server shutting down",
             CloseCode::RateLimited => "rate limited",
             CloseCode::TooLarge => "message too big",
+            CloseCode::Moved => "the table moved to another node; reconnect",
             CloseCode::Replaced => "replaced by a newer connection",
             CloseCode::TooSlow => "too slow",
             CloseCode::Unresponsive => "no answer to pings",
@@ -819,6 +824,7 @@ impl CloseCode {
             CloseCode::ShuttingDown => "SHUTTING_DOWN",
             CloseCode::RateLimited => "RATE_LIMITED",
             CloseCode::TooLarge => "TOO_LARGE",
+            CloseCode::Moved => "MOVED",
             CloseCode::Replaced => "REPLACED",
             CloseCode::TooSlow => "TOO_SLOW",
             CloseCode::Unresponsive => "UNRESPONSIVE",

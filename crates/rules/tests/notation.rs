@@ -300,3 +300,54 @@ fn awkward_text_is_refused_without_a_panic() {
     assert!(notation::read(Format::Pypi, "B3B/5/5/5/B3B B 65535", Rules::default()).is_err());
     assert!(notation::read(Format::Pypi, "99999999999999999999. G33", Rules::default()).is_err());
 }
+
+/// A game of seeded random legal actions under the package's rules, as
+/// far as `plies`.
+fn package_game(seed: u64, plies: usize) -> Game {
+    let mut game = Game::new(pypi::rules());
+    let mut state = seed;
+    while !game.is_finished() && game.actions().len() < plies {
+        let legal = game.position().legal_actions();
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        game.play(legal[(state >> 33) as usize % legal.len()])
+            .unwrap();
+    }
+    game
+}
+
+#[test]
+fn a_move_after_the_package_has_drawn_by_a_board_seen_three_times_is_refused() {
+    // Seed 2263 comes to the same board a third time at ply 49, the
+    // sides to move differing: a draw for the package, not for the rules.
+    let drawn = package_game(2263, 49);
+    assert!(!drawn.is_finished());
+    let text = notation::write(Format::Pypi, &drawn).unwrap();
+    assert!(text.ends_with("# 1/2-1/2"), "{text}");
+    assert_eq!(
+        notation::read(Format::Pypi, &text, Rules::default())
+            .unwrap()
+            .actions(),
+        drawn.actions()
+    );
+    let on = package_game(2263, 50);
+    let next = on.actions()[49];
+    let side = drawn.position().side_to_move();
+    let written = pypi::write_move(&next, side).unwrap();
+    let number = match side {
+        baghchal_rules::Side::Goat => format!("{}. ", text.matches(". ").count() + 1),
+        baghchal_rules::Side::Tiger => String::new(),
+    };
+    let longer = format!("{} {number}{written}", text.trim_end_matches("# 1/2-1/2"));
+    assert_eq!(
+        error(Format::Pypi, &longer).to_string(),
+        format!(
+            "ply 50: {written}: the package ends the game before it: the same board for the third time"
+        )
+    );
+    assert_eq!(
+        notation::write(Format::Pypi, &on).unwrap_err().to_string(),
+        "the pypi notation ends this game at ply 49 (the same board for the third time), before its last actions"
+    );
+}

@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod bot;
 pub mod client_limit;
+pub mod cluster;
 pub mod headers;
 pub mod http;
 pub mod names;
@@ -89,6 +90,8 @@ pub struct Config {
     /// by default; the computer sees it through a
     /// [`tablebase::LiveEngine`] bot).
     pub tablebase: TablebaseSlot,
+    /// The cluster this node is one of; `None` for a single node.
+    pub cluster: Option<cluster::ClusterConfig>,
 }
 
 impl Config {
@@ -112,7 +115,19 @@ impl Config {
             table_limit: client_limit::TableLimit::default(),
             trust_proxy: false,
             tablebase: TablebaseSlot::off(),
+            cluster: None,
         }
+    }
+
+    /// Whether this configuration can run: cluster mode needs PostgreSQL.
+    pub fn check(&self) -> Result<(), StartError> {
+        let postgres = ["postgres:", "postgresql:"]
+            .iter()
+            .any(|scheme| self.database_url.starts_with(scheme));
+        if self.cluster.is_some() && !postgres {
+            return Err(StartError::ClusterNeedsPostgres);
+        }
+        Ok(())
     }
 }
 
@@ -162,6 +177,12 @@ pub enum StartError {
     /// An allowed origin or the public URL is not an origin.
     #[error(transparent)]
     Origin(#[from] origin::BadOrigin),
+    /// Several nodes cannot share a SQLite file.
+    #[error("cluster mode (a NATS URL) needs PostgreSQL: a SQLite file serves one node")]
+    ClusterNeedsPostgres,
+    /// NATS.
+    #[error("cluster transport: {0}")]
+    Transport(String),
 }
 
 /// The routes. The page comes from `static_dir` when given, else from
@@ -242,10 +263,27 @@ pub async fn run_with_metrics(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    config.check()?;
     stats::handle();
     let public_url: Arc<str> = Arc::from(config.public_url.trim_end_matches('/'));
     let origins = Arc::new(origin::Origins::new(&public_url, &config.allow_origins)?);
     let storage = Storage::connect(&config.database_url).await?;
+    let token = CancellationToken::new();
+    // The node's own tasks: its leases and its sockets' relays.
+    let node_tasks = TaskTracker::new();
+    let node = match &config.cluster {
+        Some(cluster) => {
+            let node = cluster::Node::connect(cluster)
+                .await
+                .map_err(|e| StartError::Transport(e.to_string()))?;
+            node.start(&node_tasks, token.clone())
+                .await
+                .map_err(|e| StartError::Transport(e.to_string()))?;
+            tracing::info!(node_id = %cluster.node_id, cluster = %cluster.name, lease_ms = cluster.lease.as_millis() as u64, "joined the cluster");
+            Some(node)
+        }
+        None => None,
+    };
     let computer = Computer::new(config.bot.clone(), config.bot_threads);
     let tables = Tables::new(
         storage.clone(),
@@ -253,10 +291,16 @@ pub async fn run_with_metrics(
         config.pace,
         config.idle_timeout,
         config.max_tables,
+        node,
     );
     let resumed = tables.resume_all().await?;
     tracing::info!(resumed, "tables resumed");
-    let token = CancellationToken::new();
+    {
+        let tables = tables.clone();
+        let token = token.clone();
+        node_tasks.spawn(async move { tables.keep_leases(token).await });
+    }
+    node_tasks.close();
     let sockets = TaskTracker::new();
     let state = AppState {
         tables: tables.clone(),
@@ -326,6 +370,7 @@ pub async fn run_with_metrics(
         tracing::warn!("some sockets did not close in time");
     }
     background.wait().await;
+    node_tasks.wait().await;
     tables.close_all().await;
     storage.close().await;
     tracing::info!("stopped");

@@ -42,6 +42,13 @@ pub enum StorageError {
     /// The URL names neither SQLite nor PostgreSQL.
     #[error("unsupported database URL (use sqlite:// or postgres://)")]
     UnsupportedUrl,
+    /// The append or claim came from an owner whose epoch is over: another
+    /// node has taken the table.
+    #[error("refused: the table has a newer owner")]
+    Fenced,
+    /// Ownership needs PostgreSQL.
+    #[error("table ownership needs PostgreSQL")]
+    NeedsPostgres,
 }
 
 #[derive(Clone, Debug)]
@@ -70,6 +77,9 @@ struct Append {
     table: String,
     event: StoredEvent,
     active: bool,
+    /// The owner's epoch, when the table is owned under a lease: the
+    /// append is refused unless it is still the table's epoch.
+    epoch: Option<u64>,
     done: oneshot::Sender<Result<(), StorageError>>,
 }
 
@@ -125,17 +135,57 @@ impl Pool {
     /// Stores `batch` in one transaction.
     async fn append(&self, batch: &[Append]) -> Result<(), StorageError> {
         let now = now_millis();
+        // Table rows are locked in one order (by id), as renewals lock
+        // them: no deadlock between the two. The sort is stable, so each
+        // table's events keep their order.
+        let mut ordered: Vec<&Append> = batch.iter().collect();
+        ordered.sort_by(|a, b| a.table.cmp(&b.table));
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            for append in batch {
+            for append in ordered {
                 let event = &append.event;
                 let version = i64::try_from(event.version).map_err(|_| StorageError::Corrupt {
                     table: append.table.clone(),
                     what: "version overflow".into(),
                 })?;
+                let Some(epoch) = append.epoch else {
+                    sqlx::query(
+                        "INSERT INTO events (table_id, version, kind, side, action, player, \
+                         client_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                    )
+                    .bind(&append.table)
+                    .bind(version)
+                    .bind(event.kind.as_str())
+                    .bind(event.side)
+                    .bind(event.action.as_deref())
+                    .bind(event.player)
+                    .bind(event.client_id.as_deref())
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
+                        .bind(i64::from(append.active))
+                        .bind(&append.table)
+                        .execute(&mut *tx)
+                        .await?;
+                    continue;
+                };
+                // The row lock taken here orders this append against a
+                // takeover, which raises the epoch under the same lock.
+                let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
+                let owned = sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND epoch = $3")
+                    .bind(i64::from(append.active))
+                    .bind(&append.table)
+                    .bind(epoch)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if owned != 1 {
+                    return Err(StorageError::Fenced);
+                }
                 sqlx::query(
                     "INSERT INTO events (table_id, version, kind, side, action, player, \
-                     client_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                     client_id, created_at, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 )
                 .bind(&append.table)
                 .bind(version)
@@ -145,13 +195,9 @@ impl Pool {
                 .bind(event.player)
                 .bind(event.client_id.as_deref())
                 .bind(now)
+                .bind(epoch)
                 .execute(&mut *tx)
                 .await?;
-                sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
-                    .bind(i64::from(append.active))
-                    .bind(&append.table)
-                    .execute(&mut *tx)
-                    .await?;
             }
             tx.commit().await?;
         });
@@ -169,6 +215,15 @@ pub struct Storage {
     tasks: TaskTracker,
     /// Cancelled to stop the writer.
     stop: CancellationToken,
+}
+
+/// Who owns a table, as the database says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ownership {
+    /// The owner node, if any.
+    pub owner: Option<String>,
+    /// How long its lease still runs; zero once it has run out.
+    pub remaining: Duration,
 }
 
 /// A table's stored row.
@@ -354,10 +409,22 @@ impl Storage {
     }
 
     /// Stores a new table.
-    pub async fn create_table(&self, row: &TableRow) -> Result<(), StorageError> {
+    ///
+    /// With an `owner` (a node and its lease; PostgreSQL only) the table is
+    /// that node's from the start, in the same transaction, and its epoch
+    /// is returned.
+    pub async fn create_table(
+        &self,
+        row: &TableRow,
+        owner: Option<(&str, Duration)>,
+    ) -> Result<Option<u64>, StorageError> {
         let o = &row.options;
         let v = o.rules.options();
+        if owner.is_some() {
+            self.postgres()?;
+        }
         on_pool!(&self.pool, pool => {
+            let mut tx = pool.begin().await?;
             sqlx::query(
                 "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
                  goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
@@ -380,19 +447,57 @@ impl Storage {
             .bind(row.guest_secret.as_ref().map(TokenHash::as_str))
             .bind(row.invite_token.as_ref().map(TokenHash::as_str))
             .bind(row.watch_token.as_ref().map(TokenHash::as_str))
-            .execute(pool)
+            .execute(&mut *tx)
             .await?;
-        });
-        Ok(())
+            let epoch = match owner {
+                Some((node, lease)) => {
+                    let epoch: i64 = sqlx::query_scalar(
+                        "UPDATE tables SET owner = $1, epoch = epoch + 1, \
+                         lease_until = now() + make_interval(secs => $2) \
+                         WHERE id = $3 RETURNING epoch",
+                    )
+                    .bind(node)
+                    .bind(lease.as_secs_f64())
+                    .bind(&row.id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    u64::try_from(epoch).ok()
+                }
+                None => None,
+            };
+            tx.commit().await?;
+            Ok(epoch)
+        })
     }
 
     /// Gives the guest seat its secret, if the seat is still free; `false`
     /// when it was already claimed.
+    /// Under a lease (`epoch`), a claim from a stale owner is refused.
     pub async fn claim_guest_seat(
         &self,
         table: &str,
         secret: &TokenHash,
+        epoch: Option<u64>,
     ) -> Result<bool, StorageError> {
+        if let Some(epoch) = epoch {
+            let Pool::Postgres(pool) = &self.pool else {
+                return Err(StorageError::NeedsPostgres);
+            };
+            let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
+            let row: Option<(bool,)> = sqlx::query_as(
+                "UPDATE tables SET guest_secret = COALESCE(guest_secret, $1) \
+                 WHERE id = $2 AND epoch = $3 RETURNING guest_secret = $1",
+            )
+            .bind(secret.as_str())
+            .bind(table)
+            .bind(epoch)
+            .fetch_optional(pool)
+            .await?;
+            return match row {
+                Some((claimed,)) => Ok(claimed),
+                None => Err(StorageError::Fenced),
+            };
+        }
         let done = on_pool!(&self.pool, pool => {
             sqlx::query(
                 "UPDATE tables SET guest_secret = $1 WHERE id = $2 AND guest_secret IS NULL",
@@ -411,17 +516,21 @@ impl Storage {
     /// table go through one writer that commits whatever has queued up in
     /// one transaction (group commit), so that a busy server pays one disk
     /// flush for many events.
+    /// Under a lease (`epoch`), an append from a stale owner is refused
+    /// with [`StorageError::Fenced`].
     pub async fn append_event(
         &self,
         table: &str,
         event: &Logged,
         active: bool,
+        epoch: Option<u64>,
     ) -> Result<(), StorageError> {
         let (done, result) = oneshot::channel();
         let append = Append {
             table: table.to_owned(),
             event: StoredEvent::encode(event),
             active,
+            epoch,
             done,
         };
         self.writer
@@ -478,6 +587,136 @@ impl Storage {
                 })
             })
             .collect()
+    }
+
+    /// The PostgreSQL pool, for ownership.
+    fn postgres(&self) -> Result<&PgPool, StorageError> {
+        match &self.pool {
+            Pool::Postgres(pool) => Ok(pool),
+            Pool::Sqlite(_) => Err(StorageError::NeedsPostgres),
+        }
+    }
+
+    /// Whether this is PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        matches!(self.pool, Pool::Postgres(_))
+    }
+
+    /// Takes the lease of `table` for `node` if nobody else holds a live
+    /// one, raising its epoch (which fences every earlier owner, this node's
+    /// earlier tenure included); `None` when another node holds it (or there
+    /// is no such table). The database's clock decides.
+    pub async fn acquire(
+        &self,
+        table: &str,
+        node: &str,
+        lease: Duration,
+    ) -> Result<Option<u64>, StorageError> {
+        let epoch: Option<i64> = sqlx::query_scalar(
+            "UPDATE tables SET owner = $1, epoch = epoch + 1, \
+             lease_until = now() + make_interval(secs => $2) \
+             WHERE id = $3 \
+             AND (owner IS NULL OR owner = $1 OR lease_until IS NULL OR lease_until < now()) \
+             RETURNING epoch",
+        )
+        .bind(node)
+        .bind(lease.as_secs_f64())
+        .bind(table)
+        .fetch_optional(self.postgres()?)
+        .await?;
+        Ok(epoch.and_then(|e| u64::try_from(e).ok()))
+    }
+
+    /// Renews the leases `node` still holds of `tables` and returns those
+    /// tables with their epochs; a table missing from the answer is no
+    /// longer ours (its lease ran out, or another node took it).
+    pub async fn renew(
+        &self,
+        node: &str,
+        lease: Duration,
+        tables: &[String],
+    ) -> Result<Vec<(String, u64)>, StorageError> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "UPDATE tables SET lease_until = now() + make_interval(secs => $2) \
+             WHERE id IN (SELECT id FROM tables WHERE owner = $1 AND id = ANY($3) \
+             AND lease_until >= now() ORDER BY id FOR UPDATE) RETURNING id, epoch",
+        )
+        .bind(node)
+        .bind(lease.as_secs_f64())
+        .bind(tables)
+        .fetch_all(self.postgres()?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, epoch)| Some((id, u64::try_from(epoch).ok()?)))
+            .collect())
+    }
+
+    /// Gives up the lease of `table` at `epoch`, so that another node can
+    /// take it at once.
+    pub async fn release(&self, table: &str, epoch: u64) -> Result<(), StorageError> {
+        sqlx::query(
+            "UPDATE tables SET owner = NULL, lease_until = NULL WHERE id = $1 AND epoch = $2",
+        )
+        .bind(table)
+        .bind(i64::try_from(epoch).unwrap_or(i64::MAX))
+        .execute(self.postgres()?)
+        .await?;
+        Ok(())
+    }
+
+    /// Gives up every lease `node` holds.
+    pub async fn release_all(&self, node: &str) -> Result<(), StorageError> {
+        sqlx::query("UPDATE tables SET owner = NULL, lease_until = NULL WHERE owner = $1")
+            .bind(node)
+            .execute(self.postgres()?)
+            .await?;
+        Ok(())
+    }
+
+    /// Who owns `table`: `None` if there is no such table, else the owner
+    /// and how long its lease still runs (zero when it has run out).
+    pub async fn owner(&self, table: &str) -> Result<Option<Ownership>, StorageError> {
+        let row: Option<(Option<String>, Option<f64>)> = sqlx::query_as(
+            "SELECT owner, EXTRACT(EPOCH FROM (lease_until - now()))::float8 \
+             FROM tables WHERE id = $1",
+        )
+        .bind(table)
+        .fetch_optional(self.postgres()?)
+        .await?;
+        Ok(row.map(|(owner, remaining)| Ownership {
+            owner,
+            remaining: Duration::from_secs_f64(remaining.unwrap_or(0.0).clamp(0.0, 3600.0)),
+        }))
+    }
+
+    /// Up to `limit` active tables whose lease has run out or that have no
+    /// owner: the tables a node should take over.
+    pub async fn orphans(&self, limit: usize) -> Result<Vec<String>, StorageError> {
+        let ids = sqlx::query_scalar(
+            "SELECT id FROM tables WHERE active = 1 \
+             AND (owner IS NULL OR lease_until IS NULL OR lease_until < now()) \
+             ORDER BY created_at LIMIT $1",
+        )
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(self.postgres()?)
+        .await?;
+        Ok(ids)
+    }
+
+    /// Every event of `table` with the epoch that wrote it, oldest first:
+    /// for checking that a log is one line.
+    pub async fn event_epochs(&self, table: &str) -> Result<Vec<(u64, u64)>, StorageError> {
+        let rows: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT version, epoch FROM events WHERE table_id = $1 ORDER BY version",
+        )
+        .bind(table)
+        .fetch_all(self.postgres()?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(v, e)| (v.max(0) as u64, e.max(0) as u64))
+            .collect())
     }
 
     /// The ids of the tables to resume at start-up.

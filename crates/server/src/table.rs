@@ -133,17 +133,37 @@ enum Command {
     },
 }
 
-/// The handle of a table's task. Cheap to clone; the task ends when the
-/// last handle is dropped.
+/// The handle of a table's task, here or on the node that owns it. Cheap
+/// to clone; a local task ends when the last handle is dropped.
 #[derive(Clone)]
 pub struct TableHandle {
-    tx: mpsc::Sender<Command>,
+    route: Route,
 }
 
-/// The table's task has ended (the server is shutting down).
+#[derive(Clone)]
+enum Route {
+    /// The table runs here.
+    Local(mpsc::Sender<Command>),
+    /// Another node owns it.
+    Remote(Arc<crate::cluster::Remote>),
+}
+
+/// The table's task has ended (the server is shutting down), or its owner
+/// does not answer.
 #[derive(Debug, thiserror::Error)]
 #[error("the table is closed")]
 pub struct TableClosed;
+
+/// How a table is owned: under a lease at an epoch (in a cluster), and the
+/// token that stops it.
+#[derive(Clone)]
+pub struct Tenure {
+    /// The owner's epoch; `None` on a single node.
+    pub epoch: Option<u64>,
+    /// Cancelled when this node must stop serving the table (its lease is
+    /// lost, or the server shuts down).
+    pub stop: CancellationToken,
+}
 
 impl TableHandle {
     /// Loads a table from its row and stored events and starts its task.
@@ -151,6 +171,7 @@ impl TableHandle {
         row: TableRow,
         events: &[Logged],
         context: TableContext,
+        tenure: Tenure,
     ) -> Result<TableHandle, StorageError> {
         let mut play = Play::new(row.options);
         let mut recent = RecentIds::default();
@@ -189,20 +210,45 @@ impl TableHandle {
             computer: None,
             next_game: None,
             context,
+            tenure,
+            fenced: false,
         };
         let tasks = table.context.tasks.clone();
         tasks.spawn(table.run(rx).instrument(span));
-        Ok(TableHandle { tx })
+        Ok(TableHandle {
+            route: Route::Local(tx),
+        })
+    }
+
+    /// A handle for a table another node owns.
+    pub fn remote(remote: crate::cluster::Remote) -> TableHandle {
+        TableHandle {
+            route: Route::Remote(Arc::new(remote)),
+        }
     }
 
     /// Whether the table's task has ended.
     pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
+        match &self.route {
+            Route::Local(tx) => tx.is_closed(),
+            Route::Remote(_) => false,
+        }
+    }
+
+    /// Completes when the table's task has ended.
+    pub async fn closed(&self) {
+        match &self.route {
+            Route::Local(tx) => tx.closed().await,
+            Route::Remote(_) => std::future::pending().await,
+        }
     }
 
     /// Whether both handles reach the same table task.
     pub fn same_table(&self, other: &TableHandle) -> bool {
-        self.tx.same_channel(&other.tx)
+        match (&self.route, &other.route) {
+            (Route::Local(a), Route::Local(b)) => a.same_channel(b),
+            _ => false,
+        }
     }
 
     /// Presents `token`. On success the table has sent `welcome`, the
@@ -214,23 +260,31 @@ impl TableHandle {
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
+        let tx = match &self.route {
+            Route::Local(tx) => tx,
+            Route::Remote(remote) => return remote.join(token, since, outbox).await,
+        };
         let (respond_to, rx) = oneshot::channel();
-        self.tx
-            .send(Command::Join {
-                conn,
-                token,
-                since,
-                outbox,
-                respond_to,
-            })
-            .await
-            .map_err(|_| TableClosed)?;
+        tx.send(Command::Join {
+            conn,
+            token,
+            since,
+            outbox,
+            respond_to,
+        })
+        .await
+        .map_err(|_| TableClosed)?;
         rx.await.map_err(|_| TableClosed)
     }
 
     /// The connection is gone.
     pub async fn leave(&self, conn: ConnId) {
-        let _ = self.tx.send(Command::Leave { conn }).await;
+        match &self.route {
+            Route::Local(tx) => {
+                let _ = tx.send(Command::Leave { conn }).await;
+            }
+            Route::Remote(remote) => remote.leave().await,
+        }
     }
 
     /// A player's command; the table answers in the connection's outbox.
@@ -241,26 +295,35 @@ impl TableHandle {
         id: Option<String>,
         intent: Result<Intent, String>,
     ) -> Result<(), TableClosed> {
-        self.tx
-            .send(Command::Act { conn, id, intent })
-            .await
-            .map_err(|_| TableClosed)
+        match &self.route {
+            Route::Local(tx) => tx
+                .send(Command::Act { conn, id, intent })
+                .await
+                .map_err(|_| TableClosed),
+            Route::Remote(remote) => remote.act(id, intent).await,
+        }
     }
 
     /// Answers `pong` in the connection's outbox, after everything the
     /// table sent it before.
     pub async fn ping(&self, conn: ConnId) -> Result<(), TableClosed> {
-        self.tx
-            .send(Command::Ping { conn })
-            .await
-            .map_err(|_| TableClosed)
+        match &self.route {
+            Route::Local(tx) => tx
+                .send(Command::Ping { conn })
+                .await
+                .map_err(|_| TableClosed),
+            Route::Remote(remote) => remote.ping().await,
+        }
     }
 
     /// Game `n`'s record, if there is such a game.
     pub async fn record(&self, game: u32) -> Result<Option<wire::GameRecord>, TableClosed> {
+        let tx = match &self.route {
+            Route::Local(tx) => tx,
+            Route::Remote(remote) => return remote.record(game).await,
+        };
         let (respond_to, rx) = oneshot::channel();
-        self.tx
-            .send(Command::Record { game, respond_to })
+        tx.send(Command::Record { game, respond_to })
             .await
             .map_err(|_| TableClosed)?;
         rx.await.map_err(|_| TableClosed)
@@ -334,6 +397,10 @@ struct Table {
     computer: Option<ComputerTurn>,
     /// The next bots game, while one is due.
     next_game: Option<Timer>,
+    /// How this node holds the table.
+    tenure: Tenure,
+    /// The store refused a write: another node owns the table now.
+    fenced: bool,
 }
 
 /// A thought in progress: the computer's choice, computed on a thinker's
@@ -415,8 +482,11 @@ impl Table {
         tracing::debug!(version = self.play.version(), "table open");
         self.schedule_computer();
         self.schedule_next_bots_game();
-        let shutdown = self.context.shutdown.clone();
+        let stop = self.tenure.stop.clone();
         loop {
+            if self.fenced {
+                break;
+            }
             let idle = self.is_idle();
             let computer_due = match &self.computer {
                 Some(turn) if !matches!(turn.stage, Stage::Thinking(_)) => Some(turn.due),
@@ -425,7 +495,7 @@ impl Table {
             let next_game_due = self.next_game.as_ref().map(|t| t.due);
             let wake = tokio::select! {
                 biased;
-                () = shutdown.cancelled() => Wake::Shutdown,
+                () = stop.cancelled() => Wake::Shutdown,
                 command = rx.recv() => Wake::Command(command),
                 action = think(self.computer.as_mut().map(|t| &mut t.stage)) => {
                     Wake::ComputerChose(action)
@@ -451,6 +521,23 @@ impl Table {
                 Wake::ComputerDue => self.computer_due().await,
                 Wake::ComputerChose(action) => self.computer_chose(action).await,
                 Wake::NextGameDue => self.next_bots_game().await,
+            }
+        }
+        if !self.context.shutdown.is_cancelled() {
+            // This node may no longer serve the table: its sockets reconnect
+            // and find the new owner.
+            tracing::info!(
+                fenced = self.fenced,
+                "table stopped here; it moves to another node"
+            );
+            self.leave_registry();
+            for conn in [self.host.take(), self.guest.take()].into_iter().flatten() {
+                let _ = conn
+                    .outbox
+                    .try_send(Outgoing::Close(wire::CloseCode::Moved));
+            }
+            for (_, outbox) in self.spectators.drain() {
+                let _ = outbox.try_send(Outgoing::Close(wire::CloseCode::Moved));
             }
         }
         tracing::debug!("table closed");
@@ -492,7 +579,10 @@ impl Table {
 
     fn leave_registry(&self) {
         if let Some(tx) = self.tx.upgrade() {
-            (self.context.forget)(&self.id, &TableHandle { tx });
+            let handle = TableHandle {
+                route: Route::Local(tx),
+            };
+            (self.context.forget)(&self.id, &handle);
         }
     }
 
@@ -533,11 +623,15 @@ impl Table {
             match self
                 .context
                 .storage
-                .claim_guest_seat(&self.id, &secret.hash())
+                .claim_guest_seat(&self.id, &secret.hash(), self.tenure.epoch)
                 .await
             {
                 Ok(true) => {}
                 Ok(false) => return Err(wire::ErrorCode::SeatTaken),
+                Err(StorageError::Fenced) => {
+                    self.fenced = true;
+                    return Err(wire::ErrorCode::Internal);
+                }
                 Err(e) => {
                     tracing::error!(error = %e, "storing the claimed seat failed");
                     return Err(wire::ErrorCode::Internal);
@@ -850,10 +944,18 @@ impl Table {
         if let Err(e) = self
             .context
             .storage
-            .append_event(&self.id, &logged, active)
+            .append_event(&self.id, &logged, active, self.tenure.epoch)
             .await
         {
-            tracing::error!(error = %e, version, "storing an event failed");
+            if matches!(e, StorageError::Fenced) {
+                tracing::warn!(
+                    version,
+                    "the store refused a write: another node owns this table"
+                );
+                self.fenced = true;
+            } else {
+                tracing::error!(error = %e, version, "storing an event failed");
+            }
             return false;
         }
         if let Err(refusal) = self.play.apply(event) {

@@ -368,4 +368,8 @@ impl Bot for LiveEngine {
     fn analyse(&self, game: &Game) -> Option<Vec<wire::ActionReview>> {
         Bot::analyse(&self.engine(), game)
     }
+
+    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
+        Bot::value_actions(&self.engine(), position)
+    }
 }

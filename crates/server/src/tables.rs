@@ -1,18 +1,28 @@
 //! The registry of tables: the one seam through which the rest of the
-//! server finds a table's task, creating or loading it as needed. Moving
-//! tables across nodes later means changing this module alone.
+//! server finds a table's task, creating or loading it as needed.
+//!
+//! On a single node every table runs here. In a cluster ([`Node`]) a table
+//! runs on the node that holds its lease in PostgreSQL: this registry takes
+//! the lease of a table nobody holds (raising its epoch, which fences the
+//! previous owner's writes), renews its leases, stops serving a table whose
+//! lease it could not renew in time, and hands out a remote handle for a
+//! table another node owns. The rest of the server sees the same
+//! [`TableHandle`] either way.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use crate::bot::Computer;
 use crate::storage::Storage;
 use crate::table::Pace;
 
+use crate::cluster::Node;
 use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
-use crate::table::{TableContext, TableHandle};
+use crate::table::{TableContext, TableHandle, Tenure};
 use crate::token::{self, Token};
 use futures_util::stream::{self, StreamExt};
 use tokio::sync::OnceCell;
@@ -31,6 +41,15 @@ pub enum TablesError {
     /// As many tables are open as the server allows.
     #[error("the server holds its maximum of {0} open tables")]
     Full(usize),
+    /// Another node took the table first.
+    #[error("another node took the table first")]
+    Taken,
+    /// The table's owner does not answer and its lease does not run out.
+    #[error("the node that owns the table does not answer")]
+    Unreachable,
+    /// NATS failed.
+    #[error("cluster transport: {0}")]
+    Transport(String),
 }
 
 /// A new table's tokens: each one for the creator to hand out.
@@ -47,11 +66,39 @@ pub struct CreatedTable {
 
 /// Tables loaded at once when the server resumes them at start-up.
 const RESUME_AT_ONCE: usize = 8;
+/// Orphaned tables a node takes over per round.
+const ORPHANS_PER_ROUND: usize = 64;
 
 /// A table's place in the registry: empty while the table is created or
-/// loaded (whoever asks for it meanwhile waits for that one load), then its
-/// handle.
-type Slot = Arc<OnceCell<TableHandle>>;
+/// loaded (whoever asks for it meanwhile waits for that one load), then the
+/// open table.
+type Slot = Arc<OnceCell<Opened>>;
+
+/// A table running here.
+struct Opened {
+    handle: TableHandle,
+    tenure: Tenure,
+    /// When this node must stop serving it unless its lease is renewed:
+    /// the lease counted from before the statement that took or renewed it,
+    /// on this node's clock (cluster only).
+    deadline: Mutex<Option<Instant>>,
+}
+
+impl Opened {
+    fn deadline(&self) -> Option<Instant> {
+        *self
+            .deadline
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn set_deadline(&self, deadline: Instant) {
+        *self
+            .deadline
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(deadline);
+    }
+}
 
 /// Every table this server runs. Cheap to clone.
 #[derive(Clone)]
@@ -65,13 +112,17 @@ struct Inner {
     open: Mutex<HashMap<String, Slot>>,
     context: TableContext,
     max_open: usize,
+    /// The cluster, if this node is one of several.
+    node: Option<Node>,
+    /// Leases of tables unloaded while idle, to give up.
+    released: Mutex<Vec<(String, u64)>>,
 }
 
 /// Why a load gave no table.
 enum LoadError {
     /// There is no such table.
     Missing,
-    /// It could not be read.
+    /// It could not be read or taken.
     Failed(TablesError),
 }
 
@@ -84,13 +135,15 @@ impl<E: Into<TablesError>> From<E> for LoadError {
 impl Tables {
     /// An empty registry; at most `max_open` tables in memory, each
     /// unloaded after `idle_timeout` with nobody connected and nothing to
-    /// do.
+    /// do. With a `node`, tables are owned under leases and reached across
+    /// the cluster.
     pub fn new(
         storage: Storage,
         computer: Computer,
         pace: Pace,
         idle_timeout: Duration,
         max_open: usize,
+        node: Option<Node>,
     ) -> Tables {
         Tables {
             inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
@@ -111,6 +164,8 @@ impl Tables {
                         shutdown: CancellationToken::new(),
                     },
                     max_open,
+                    node,
+                    released: Mutex::new(Vec::new()),
                 }
             }),
         }
@@ -120,13 +175,20 @@ impl Tables {
     /// that very task for `id`.
     fn forget(&self, id: &str, handle: &TableHandle) {
         let mut open = self.lock();
-        if open
-            .get(id)
-            .and_then(|slot| slot.get())
-            .is_some_and(|h| h.same_table(handle))
-        {
-            open.remove(id);
+        let Some(opened) = open.get(id).and_then(|slot| slot.get()) else {
+            return;
+        };
+        if !opened.handle.same_table(handle) {
+            return;
         }
+        if let Some(epoch) = opened.tenure.epoch {
+            self.inner
+                .released
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push((id.to_owned(), epoch));
+        }
+        open.remove(id);
     }
 
     /// Removes `slot` from the registry, if it is still the one for `id`.
@@ -149,6 +211,45 @@ impl Tables {
     /// How many tables are in memory now.
     pub fn open_count(&self) -> usize {
         self.lock().len()
+    }
+
+    fn tenure(&self, epoch: Option<u64>) -> Tenure {
+        Tenure {
+            epoch,
+            stop: self.inner.context.shutdown.child_token(),
+        }
+    }
+
+    /// Starts serving a table here: its task, and in a cluster its subject.
+    async fn open_table(
+        &self,
+        row: TableRow,
+        events: &[crate::play::Logged],
+        epoch: Option<u64>,
+        deadline: Option<Instant>,
+    ) -> Result<Opened, TablesError> {
+        let id = row.id.clone();
+        let tenure = self.tenure(epoch);
+        let handle = TableHandle::spawn(row, events, self.inner.context.clone(), tenure.clone())?;
+        if let Some(node) = &self.inner.node {
+            let served = node
+                .serve_table(
+                    &id,
+                    handle.clone(),
+                    tenure.stop.clone(),
+                    &self.inner.context.tasks,
+                )
+                .await;
+            if let Err(e) = served {
+                tenure.stop.cancel();
+                return Err(TablesError::Transport(e.to_string()));
+            }
+        }
+        Ok(Opened {
+            handle,
+            tenure,
+            deadline: Mutex::new(deadline),
+        })
     }
 
     /// Creates, stores and opens a table.
@@ -195,13 +296,16 @@ impl Tables {
         let storage = &self.inner.context.storage;
         let created = slot
             .get_or_try_init(|| async {
-                storage.create_table(&row).await?;
-                TableHandle::spawn(row, &[], self.inner.context.clone())
+                let asked = Instant::now();
+                let owner = self.inner.node.as_ref().map(|n| (n.id(), n.lease()));
+                let epoch = storage.create_table(&row, owner).await?;
+                let deadline = owner.map(|(_, lease)| asked + lease);
+                self.open_table(row, &[], epoch, deadline).await
             })
             .await;
         if let Err(e) = created {
             self.remove_slot(&id, &slot);
-            return Err(e.into());
+            return Err(e);
         }
         tracing::info!(table_id = %id, opponent = options.opponent.as_str(), "table created");
         Ok(CreatedTable {
@@ -212,17 +316,62 @@ impl Tables {
         })
     }
 
+    /// The table open here, if its task is running.
+    fn open_here(&self, id: &str) -> Option<TableHandle> {
+        let open = self.lock();
+        let opened = open.get(id)?.get()?;
+        (!opened.handle.is_closed()).then(|| opened.handle.clone())
+    }
+
     /// The table with this id, loading it from the database if it is not
-    /// open; `None` if there is no such table. A handle may find its table
-    /// closed (unloaded while idle): get it again.
+    /// open (in a cluster: taking it over if nobody holds it, or reaching
+    /// its owner); `None` if there is no such table. A handle may find its
+    /// table closed (unloaded while idle, or moved): get it again.
     pub async fn get(&self, id: &str) -> Result<Option<TableHandle>, TablesError> {
         if !token::is_table_id(id) {
             return Ok(None);
         }
+        let Some(node) = &self.inner.node else {
+            return self.get_here(id).await;
+        };
+        // Long enough for a dead owner's lease to run out.
+        let deadline = Instant::now() + 3 * node.lease() + Duration::from_secs(10);
+        loop {
+            if let Some(handle) = self.open_here(id) {
+                return Ok(Some(handle));
+            }
+            let storage = &self.inner.context.storage;
+            let Some(ownership) = storage.owner(id).await? else {
+                return Ok(None);
+            };
+            let elsewhere = ownership.owner.as_deref().is_some_and(|o| o != node.id())
+                && !ownership.remaining.is_zero();
+            let pause = if elsewhere {
+                if node.probe(id).await {
+                    return Ok(Some(TableHandle::remote(node.remote_table(id))));
+                }
+                // The owner does not answer: wait for its lease to run out.
+                ownership.remaining.min(Duration::from_millis(250))
+            } else {
+                match self.get_here(id).await {
+                    Err(TablesError::Taken) => Duration::from_millis(50),
+                    other => return other,
+                }
+            };
+            if Instant::now() + pause > deadline {
+                return Err(TablesError::Unreachable);
+            }
+            tokio::time::sleep(pause).await;
+        }
+    }
+
+    /// The table open here, or loaded here (in a cluster: if its lease can
+    /// be taken).
+    async fn get_here(&self, id: &str) -> Result<Option<TableHandle>, TablesError> {
         let slot = {
             let mut open = self.lock();
             match open.get(id) {
-                Some(slot) if !slot.get().is_some_and(TableHandle::is_closed) => slot.clone(),
+                Some(slot) if !slot.get().is_some_and(|o| o.handle.is_closed()) => slot.clone(),
                 // Absent, or its task ended: a fresh slot.
                 _ => {
                     let slot = Slot::default();
@@ -232,7 +381,7 @@ impl Tables {
             }
         };
         match slot.get_or_try_init(|| self.load(id)).await {
-            Ok(handle) => Ok(Some(handle.clone())),
+            Ok(opened) => Ok(Some(opened.handle.clone())),
             Err(LoadError::Missing) => {
                 self.remove_slot(id, &slot);
                 Ok(None)
@@ -244,22 +393,42 @@ impl Tables {
         }
     }
 
-    async fn load(&self, id: &str) -> Result<TableHandle, LoadError> {
+    async fn load(&self, id: &str) -> Result<Opened, LoadError> {
         let storage = &self.inner.context.storage;
+        let (epoch, deadline) = match &self.inner.node {
+            Some(node) => {
+                let asked = Instant::now();
+                match storage.acquire(id, node.id(), node.lease()).await? {
+                    Some(epoch) => (Some(epoch), Some(asked + node.lease())),
+                    None if storage.owner(id).await?.is_none() => return Err(LoadError::Missing),
+                    None => return Err(LoadError::Failed(TablesError::Taken)),
+                }
+            }
+            None => (None, None),
+        };
         let Some(row) = storage.table(id).await? else {
             return Err(LoadError::Missing);
         };
         let events = storage.events(id).await?;
-        let handle = TableHandle::spawn(row, &events, self.inner.context.clone())?;
-        tracing::info!(table_id = %id, events = events.len(), "table loaded");
-        Ok(handle)
+        let opened = self.open_table(row, &events, epoch, deadline).await?;
+        tracing::info!(table_id = %id, events = events.len(), epoch, "table loaded");
+        Ok(opened)
     }
 
     /// Opens every table whose game was unfinished, a few at a time:
-    /// computer seats to move resume at once. Returns how many.
+    /// computer seats to move resume at once. In a cluster, only those
+    /// whose lease has run out. Returns how many.
     pub async fn resume_all(&self) -> Result<usize, TablesError> {
-        let ids = self.inner.context.storage.active_tables().await?;
-        let resumed = stream::iter(ids)
+        let storage = &self.inner.context.storage;
+        let ids = match &self.inner.node {
+            Some(_) => storage.orphans(usize::MAX >> 1).await?,
+            None => storage.active_tables().await?,
+        };
+        Ok(self.open_all(ids).await)
+    }
+
+    async fn open_all(&self, ids: Vec<String>) -> usize {
+        stream::iter(ids)
             .map(|id| async move {
                 match self.get(&id).await {
                     Ok(found) => found.is_some(),
@@ -273,17 +442,116 @@ impl Tables {
             .buffer_unordered(RESUME_AT_ONCE)
             .filter(|resumed| std::future::ready(*resumed))
             .count()
-            .await;
-        Ok(resumed)
+            .await
+    }
+
+    /// The tables open here under a lease.
+    fn held(&self) -> Vec<(String, Arc<OnceCell<Opened>>)> {
+        self.lock()
+            .iter()
+            .filter(|(_, slot)| slot.get().is_some_and(|o| o.tenure.epoch.is_some()))
+            .map(|(id, slot)| (id.clone(), slot.clone()))
+            .collect()
+    }
+
+    /// Stops serving a table here.
+    fn stop(&self, id: &str, slot: &Slot, why: &'static str) {
+        if let Some(opened) = slot.get() {
+            tracing::warn!(table_id = %id, why, "no longer serving the table here");
+            opened.tenure.stop.cancel();
+        }
+        self.remove_slot(id, slot);
+    }
+
+    /// Keeps this node's leases until `shutdown`: renews them every third
+    /// of a lease, stops serving (self-fencing) each table whose lease was
+    /// not renewed before its local deadline, gives up the leases of tables
+    /// unloaded while idle, and takes over active tables nobody holds.
+    /// Ends at once on a single node.
+    pub async fn keep_leases(&self, shutdown: CancellationToken) {
+        let Some(node) = self.inner.node.clone() else {
+            return;
+        };
+        let storage = self.inner.context.storage.clone();
+        let lease = node.lease();
+        let mut tick = tokio::time::interval(lease / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                _ = tick.tick() => {}
+            }
+            let held = self.held();
+            // Without NATS nobody can reach the tables held here: let their
+            // leases run out so that connected nodes take them.
+            if node.is_connected() && !held.is_empty() {
+                let ids: Vec<String> = held.iter().map(|(id, _)| id.clone()).collect();
+                let asked = Instant::now();
+                match tokio::time::timeout(lease / 3, storage.renew(node.id(), lease, &ids)).await {
+                    Ok(Ok(kept)) => {
+                        let kept: HashMap<String, u64> = kept.into_iter().collect();
+                        for (id, slot) in &held {
+                            let Some(opened) = slot.get() else { continue };
+                            if kept.get(id) == opened.tenure.epoch.as_ref() {
+                                opened.set_deadline(asked + lease);
+                            } else {
+                                self.stop(id, slot, "lease lost");
+                            }
+                        }
+                    }
+                    Ok(Err(e)) => tracing::warn!(error = %e, "renewing leases failed"),
+                    Err(_) => tracing::warn!("renewing leases timed out"),
+                }
+            }
+            let now = Instant::now();
+            for (id, slot) in &held {
+                if slot
+                    .get()
+                    .and_then(Opened::deadline)
+                    .is_some_and(|deadline| deadline <= now)
+                {
+                    self.stop(id, slot, "lease not renewed in time");
+                }
+            }
+            let released = std::mem::take(
+                &mut *self
+                    .inner
+                    .released
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()),
+            );
+            for (id, epoch) in released {
+                if let Err(e) = storage.release(&id, epoch).await {
+                    tracing::warn!(table_id = %id, error = %e, "giving up a lease failed");
+                }
+            }
+            if node.is_connected() {
+                match storage.orphans(ORPHANS_PER_ROUND).await {
+                    Ok(ids) if !ids.is_empty() => {
+                        let taken = self.open_all(ids).await;
+                        tracing::info!(taken, "took over tables nobody held");
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::warn!(error = %e, "looking for orphaned tables failed"),
+                }
+            }
+        }
     }
 
     /// Stops every table and waits until each has finished the command it
-    /// was handling (its commit included), so that the store can close.
+    /// was handling (its commit included), so that the store can close; in
+    /// a cluster, then gives up this node's leases so that others take the
+    /// tables at once.
     pub async fn close_all(&self) {
         let context = &self.inner.context;
         context.shutdown.cancel();
         context.tasks.close();
         context.tasks.wait().await;
         self.lock().clear();
+        if let Some(node) = &self.inner.node {
+            if let Err(e) = context.storage.release_all(node.id()).await {
+                tracing::warn!(error = %e, "giving up the leases failed");
+            }
+        }
     }
 }

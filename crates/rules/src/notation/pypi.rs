@@ -253,7 +253,13 @@ pub fn write(game: &Game) -> Result<String, WriteError> {
 /// assert_eq!(err.to_string(), "ply 3: B4233: it is the goats' turn");
 /// ```
 pub fn read(text: &str) -> Result<Game, NotationError> {
-    if text.contains('/') {
+    // A position's board has rows separated by '/'; a move list's first
+    // word is a move number.
+    if text
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.contains('/'))
+    {
         return read_fen(text).map(Game::from_position);
     }
     let mut game = Game::new(rules());

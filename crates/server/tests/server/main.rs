@@ -12,6 +12,7 @@ mod bad_input;
 mod computer;
 mod endings;
 mod friend;
+mod leases;
 mod limits;
 mod metrics;
 mod notation;

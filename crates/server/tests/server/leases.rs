@@ -1,0 +1,127 @@
+//! Ownership of tables in PostgreSQL, as nodes of a cluster use it: two
+//! nodes racing for one table, and a stale owner's writes refused.
+//! PostgreSQL only (leases run on its clock).
+
+use std::time::Duration;
+
+use baghchal_rules::{Rules, Side};
+use baghchal_server::options::{Opponent, TableOptions};
+use baghchal_server::play::{Event, Logged, Player};
+use baghchal_server::storage::{Storage, StorageError, TableRow};
+
+use crate::common::{TestDb, PATIENCE};
+
+fn row(id: &str) -> TableRow {
+    TableRow {
+        id: id.into(),
+        options: TableOptions {
+            opponent: Opponent::Friend,
+            host_side: Side::Goat,
+            level: None,
+            spectator_seats: 0,
+            rules: Rules::default(),
+        },
+        host_secret: None,
+        guest_secret: None,
+        invite_token: None,
+        watch_token: None,
+    }
+}
+
+fn first_move() -> Logged {
+    Logged {
+        version: 1,
+        event: Event::Played {
+            side: Side::Goat,
+            action: "c3".parse().unwrap(),
+        },
+        player: Some(Player::Host),
+        client_id: Some("1".into()),
+    }
+}
+
+/// Waits until the database says `table`'s lease has run out.
+async fn until_lease_runs_out(storage: &Storage, table: &str) {
+    tokio::time::timeout(PATIENCE, async {
+        while !storage
+            .owner(table)
+            .await
+            .unwrap()
+            .unwrap()
+            .remaining
+            .is_zero()
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the lease runs out");
+}
+
+#[tokio::test]
+async fn two_nodes_racing_to_load_a_table_give_it_one_owner() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let a = Storage::connect(&db.url).await.unwrap();
+    let b = Storage::connect(&db.url).await.unwrap();
+    for n in 0..20 {
+        let id = format!("race{n:018}");
+        a.create_table(&row(&id), None).await.unwrap();
+        let lease = Duration::from_secs(30);
+        let (won_a, won_b) = tokio::join!(a.acquire(&id, "a", lease), b.acquire(&id, "b", lease));
+        let (won_a, won_b) = (won_a.unwrap(), won_b.unwrap());
+        assert!(won_a.is_some() != won_b.is_some(), "{won_a:?} {won_b:?}");
+        let owner = a.owner(&id).await.unwrap().unwrap().owner.unwrap();
+        assert_eq!(owner, if won_a.is_some() { "a" } else { "b" });
+    }
+    a.close().await;
+    b.close().await;
+    db.cleanup().await;
+}
+
+#[tokio::test]
+async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let a = Storage::connect(&db.url).await.unwrap();
+    let b = Storage::connect(&db.url).await.unwrap();
+    let id = "stale0000000000000000a";
+    let old = a
+        .create_table(&row(id), Some(("a", Duration::from_millis(200))))
+        .await
+        .unwrap()
+        .unwrap();
+    // Node a is paused past its lease; node b takes the table.
+    until_lease_runs_out(&b, id).await;
+    let new = b
+        .acquire(id, "b", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .expect("an expired lease can be taken");
+    assert!(new > old);
+    // The paused node wakes up and tries to write: refused.
+    assert!(matches!(
+        a.append_event(id, &first_move(), true, Some(old)).await,
+        Err(StorageError::Fenced)
+    ));
+    assert!(a
+        .renew("a", Duration::from_secs(30), &[id.to_owned()])
+        .await
+        .unwrap()
+        .is_empty());
+    // The new owner writes; the log is one line, written at its epoch.
+    b.append_event(id, &first_move(), true, Some(new))
+        .await
+        .unwrap();
+    assert_eq!(b.event_epochs(id).await.unwrap(), vec![(1, new)]);
+    // A live lease cannot be taken.
+    assert_eq!(
+        a.acquire(id, "a", Duration::from_secs(30)).await.unwrap(),
+        None
+    );
+    a.close().await;
+    b.close().await;
+    db.cleanup().await;
+}
