@@ -22,14 +22,17 @@ async fn table(storage: &Storage) -> String {
     .unwrap();
     let id = token::table_id().unwrap();
     storage
-        .create_table(&TableRow {
-            id: id.clone(),
-            options,
-            host_secret: Some(Token::generate().unwrap().hash()),
-            guest_secret: None,
-            invite_token: Some(Token::generate().unwrap().hash()),
-            watch_token: None,
-        })
+        .create_table(
+            &TableRow {
+                id: id.clone(),
+                options,
+                host_secret: Some(Token::generate().unwrap().hash()),
+                guest_secret: None,
+                invite_token: Some(Token::generate().unwrap().hash()),
+                watch_token: None,
+            },
+            None,
+        )
         .await
         .unwrap();
     id
@@ -57,7 +60,7 @@ async fn a_failed_batch_is_retried_event_by_event(db: &TestDb) {
     let appends = versions.iter().map(|&v| {
         let storage = storage.clone();
         let id = id.clone();
-        async move { storage.append_event(&id, &resigned(v), true).await }
+        async move { storage.append_event(&id, &resigned(v), true, None).await }
     });
     let results = futures_util::future::join_all(appends).await;
     let failed: Vec<u64> = versions
@@ -87,7 +90,7 @@ async fn the_guest_seat_is_claimed_once_by_racing_claimers(db: &TestDb) {
         let storage = storage.clone();
         let id = id.clone();
         let hash = secret.hash();
-        tokio::spawn(async move { storage.claim_guest_seat(&id, &hash).await })
+        tokio::spawn(async move { storage.claim_guest_seat(&id, &hash, None).await })
     });
     let won: Vec<usize> = futures_util::future::join_all(claims)
         .await
