@@ -10,11 +10,10 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home /var/lib/baghchal --create-home baghchal
 COPY --from=build /src/target/release/baghchal /usr/local/bin/baghchal
-COPY --from=build /src/static /usr/share/baghchal/static
 USER baghchal
 WORKDIR /var/lib/baghchal
+# The page is built into the binary.
 ENV BAGHCHAL_ADDR=0.0.0.0:8080 \
-    BAGHCHAL_STATIC_DIR=/usr/share/baghchal/static \
     DATABASE_URL=sqlite:///var/lib/baghchal/baghchal.db?mode=rwc \
     BAGHCHAL_DATA_DIR=/var/lib/baghchal \
     RUST_LOG=info

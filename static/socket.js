@@ -3,11 +3,13 @@
 // connection dead, and reconnects with backoff until stopped. It knows
 // nothing of tables beyond that: messages go to `onMessage` as they come.
 
+import { REPLACED } from './close-codes.js';
+
 /** @typedef {import('./wire.js').ServerMessage} ServerMessage */
 /** @typedef {import('./wire.js').ClientMessage} ClientMessage */
 
 /** The close code the server sends when the same seat joined elsewhere. */
-export const CLOSE_REPLACED = 4000;
+export const CLOSE_REPLACED = REPLACED;
 /** Milliseconds between two pings. */
 const PING_MS = 15000;
 /** Milliseconds of silence after which the connection is taken for dead. */

@@ -49,9 +49,16 @@
  */
 
 /**
+ * Why the HTTP API refused a request (the protocol crate's `ApiErrorCode`).
+ * @typedef {'invalid_json' | 'forbidden_origin' | 'not_found' | 'game_not_over' | 'too_large'
+ *   | 'unsupported_media_type' | 'invalid_field' | 'illegal_action' | 'invalid_notation'
+ *   | 'rate_limited' | 'unavailable'} ApiErrorCode
+ */
+
+/**
  * An HTTP error body.
  * @typedef {object} ApiError
- * @property {string} error
+ * @property {ApiErrorCode} error
  * @property {string} [field]
  * @property {string} message
  */
@@ -274,12 +281,19 @@
  */
 
 /**
+ * Why an action is illegal (the protocol crate's `IllegalReason`).
+ * @typedef {'must_place' | 'cannot_place' | 'not_your_piece' | 'not_a_line' | 'occupied'
+ *   | 'goats_cannot_jump' | 'nothing_to_capture' | 'chain_not_allowed' | 'chain_past_target'
+ *   | 'repetition' | 'not_legal' | 'notation'} IllegalReason
+ */
+
+/**
  * @typedef {{type: 'welcome', protocol: number, table: TableInfo, role: Role, player?: Player, secret?: string}
  *   | {type: 'snapshot', version: number, moves: string[], state: GameState}
  *   | {type: 'event', version: number, event: TableEvent, state: GameState}
  *   | ({type: 'presence'} & Presence)
  *   | {type: 'ack', id: string}
- *   | {type: 'error', id?: string, code: ErrorCode, reason?: string, message: string}
+ *   | {type: 'error', id?: string, code: ErrorCode, reason?: IllegalReason, message: string}
  *   | {type: 'pong'}} ServerMessage
  */
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use baghchal_server::client_limit::TableLimit;
 use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::tablebase::{self, HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
@@ -32,15 +33,34 @@ pub struct Args {
     /// The log filter, e.g. info or baghchal_server=debug.
     #[arg(long = "log", env = "RUST_LOG", default_value = "info")]
     log: String,
-    /// The page's files.
-    #[arg(long, env = "BAGHCHAL_STATIC_DIR", default_value = "static")]
-    static_dir: PathBuf,
+    /// Serve the page's files from this directory (for development)
+    /// instead of the copy built into the binary.
+    #[arg(long, env = "BAGHCHAL_STATIC_DIR")]
+    static_dir: Option<PathBuf>,
     /// Messages a websocket may send per second (after its burst).
     #[arg(long, env = "BAGHCHAL_WS_RATE", default_value_t = RateLimit::default().per_second)]
     ws_rate: NonZeroU32,
     /// Messages a websocket may send at once.
     #[arg(long, env = "BAGHCHAL_WS_BURST", default_value_t = RateLimit::default().burst)]
     ws_burst: NonZeroU32,
+    /// Origins besides the public URL's whose pages may create tables and
+    /// open sockets (comma-separated, e.g. https://other.example).
+    #[arg(long, env = "BAGHCHAL_ALLOW_ORIGIN", value_delimiter = ',')]
+    allow_origin: Vec<String>,
+    /// Tables one client address may create at once.
+    #[arg(long, env = "BAGHCHAL_TABLE_BURST", default_value_t = TableLimit::default().burst)]
+    table_burst: NonZeroU32,
+    /// Tables one client address may create per minute (after its burst).
+    #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
+    tables_per_minute: NonZeroU32,
+    /// Take the client's address from the last X-Forwarded-For entry: only
+    /// behind a proxy that sets it and is the only way in.
+    #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
+    trust_proxy: bool,
+    /// Serve /metrics on this address instead of the main one (e.g. a
+    /// private 127.0.0.1:9090).
+    #[arg(long, env = "BAGHCHAL_METRICS_ADDR")]
+    metrics_addr: Option<SocketAddr>,
     /// The directory of the server's files (the tablebase); default: the
     /// SQLite database's directory, or the current one.
     #[arg(long, env = "BAGHCHAL_DATA_DIR")]
@@ -114,8 +134,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("binding {}", args.addr))?;
         let addr = listener.local_addr()?;
+        let mut allow_origins = args.allow_origin;
+        if args.public_url.is_none() && addr.ip().is_loopback() {
+            // A local server is reached by either loopback name.
+            let port = addr.port();
+            allow_origins.extend([
+                format!("http://localhost:{port}"),
+                format!("http://127.0.0.1:{port}"),
+                format!("http://[::1]:{port}"),
+            ]);
+        }
         let public_url = args.public_url.unwrap_or_else(|| format!("http://{addr}"));
         let mut config = Config::new(args.database_url.clone(), public_url);
+        config.allow_origins = allow_origins;
+        config.table_limit = TableLimit {
+            burst: args.table_burst,
+            per_minute: args.tables_per_minute,
+        };
+        config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;
         config.tablebase = tablebase_slot(
             &args.database_url,
@@ -127,6 +163,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.rate = RateLimit {
             burst: args.ws_burst,
             per_second: args.ws_rate,
+        };
+        let metrics = match args.metrics_addr {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .with_context(|| format!("binding {at} for the metrics"))?,
+            ),
+            None => None,
         };
         if let Some(nats_url) = args.nats_url {
             let node_id = match args.node_id {
@@ -159,7 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.check()?;
         // Harnesses read this line to find a server started on port 0.
         println!("listening on http://{addr}");
-        baghchal_server::run(listener, config, shutdown_signal()).await?;
+        baghchal_server::run_with_metrics(listener, metrics, config, shutdown_signal()).await?;
         Ok(())
     })
 }

@@ -223,6 +223,7 @@ fn handle(
                         opponent: Opponent::Friend,
                         level: None,
                         variant: Variant::default(),
+                        clock: None,
                     },
                     role,
                     player,
@@ -301,6 +302,7 @@ fn presence(spectators: usize) -> Presence {
         tigers: seat(Player::Guest),
         spectators: u32::try_from(spectators).unwrap_or(u32::MAX),
         spectator_seats: 12,
+        absent: None,
     }
 }
 
@@ -346,5 +348,7 @@ fn canned(turn: u64) -> GameState {
         rematch_offer: None,
         host_side: Side::Goats,
         tally: Tally::default(),
+        clock: None,
+        abortable: goats,
     }
 }

@@ -50,6 +50,11 @@ impl ServerProcess {
             "127.0.0.1:0".into(),
             "--database-url".into(),
             format!("sqlite://{}?mode=rwc", database.display()),
+            // Every table comes from this one address.
+            "--table-burst".into(),
+            "1000000".into(),
+            "--tables-per-minute".into(),
+            "1000000".into(),
         ];
         args.extend(extra.iter().cloned());
         ServerProcess::spawn(binary, &args, log, data).await

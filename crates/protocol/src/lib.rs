@@ -186,11 +186,81 @@ pub struct TableCreated {
     pub spectator_link: Option<String>,
 }
 
+/// Why the HTTP API refused a request (`ApiError::error`); each code has
+/// one status.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiErrorCode {
+    /// 400: the body is not one JSON object.
+    InvalidJson,
+    /// 403: the request came from a page of another origin.
+    ForbiddenOrigin,
+    /// 404: no such table or game.
+    NotFound,
+    /// 409: the game is still being played.
+    GameNotOver,
+    /// 413: the body is over 16 KiB.
+    TooLarge,
+    /// 415: the body is not sent as `application/json`.
+    UnsupportedMediaType,
+    /// 422: a field is missing, unknown, mistyped or out of range.
+    InvalidField,
+    /// 422: an action of an analysis request's line is illegal.
+    IllegalAction,
+    /// 422: a pasted or exported game is not (or cannot be) in that
+    /// notation.
+    InvalidNotation,
+    /// 429: too many tables created from one address; see `Retry-After`.
+    RateLimited,
+    /// 503: the server is full, or failed; try again.
+    Unavailable,
+}
+
+impl ApiErrorCode {
+    /// The code as it travels, e.g. `invalid_field`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ApiErrorCode::InvalidJson => "invalid_json",
+            ApiErrorCode::ForbiddenOrigin => "forbidden_origin",
+            ApiErrorCode::NotFound => "not_found",
+            ApiErrorCode::GameNotOver => "game_not_over",
+            ApiErrorCode::TooLarge => "too_large",
+            ApiErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ApiErrorCode::InvalidField => "invalid_field",
+            ApiErrorCode::IllegalAction => "illegal_action",
+            ApiErrorCode::InvalidNotation => "invalid_notation",
+            ApiErrorCode::RateLimited => "rate_limited",
+            ApiErrorCode::Unavailable => "unavailable",
+        }
+    }
+
+    /// The HTTP status that carries this code.
+    ///
+    /// ```
+    /// assert_eq!(baghchal_protocol::ApiErrorCode::InvalidField.status(), 422);
+    /// ```
+    pub const fn status(self) -> u16 {
+        match self {
+            ApiErrorCode::InvalidJson => 400,
+            ApiErrorCode::ForbiddenOrigin => 403,
+            ApiErrorCode::NotFound => 404,
+            ApiErrorCode::GameNotOver => 409,
+            ApiErrorCode::TooLarge => 413,
+            ApiErrorCode::UnsupportedMediaType => 415,
+            ApiErrorCode::InvalidField
+            | ApiErrorCode::IllegalAction
+            | ApiErrorCode::InvalidNotation => 422,
+            ApiErrorCode::RateLimited => 429,
+            ApiErrorCode::Unavailable => 503,
+        }
+    }
+}
+
 /// An HTTP error body: a code, the offending field if any, and a sentence.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct ApiError {
     /// A stable code, e.g. `invalid_field`, `not_found`.
-    pub error: String,
+    pub error: ApiErrorCode,
     /// The request field at fault, if one is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
@@ -798,6 +868,114 @@ pub enum ErrorCode {
     Internal,
 }
 
+/// Why an action is illegal (`reason` of an `illegal_action` error): the
+/// rules' reasons, and two of the server's own.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IllegalReason {
+    /// Goats are in hand: the goats' only action is a placement.
+    MustPlace,
+    /// A placement by the tigers, or by goats with none in hand.
+    CannotPlace,
+    /// No piece of the side to move stands on the starting point.
+    NotYourPiece,
+    /// No line of the board joins the points that way.
+    NotALine,
+    /// The destination is occupied.
+    Occupied,
+    /// Goats never jump.
+    GoatsCannotJump,
+    /// The jumped point does not hold a goat.
+    NothingToCapture,
+    /// More than one jump without the multi-jump variant.
+    ChainNotAllowed,
+    /// A chain that goes on after the capture target is reached.
+    ChainPastTarget,
+    /// The action would recreate a recorded movement-phase position.
+    Repetition,
+    /// Well formed, but not among the legal actions.
+    NotLegal,
+    /// The text is not an action in notation.
+    Notation,
+}
+
+/// Why the server closed a websocket: the code and reason text of its
+/// close frame. The page keeps the same numbers in `static/close-codes.js`
+/// (a test checks that they agree).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CloseCode {
+    /// 1001: the server is shutting down.
+    ShuttingDown,
+    /// 1008: too many messages (after `rate_limited`).
+    RateLimited,
+    /// 1009: a message over 16 KiB (after `too_large`).
+    TooLarge,
+    /// 1012: the table moved to another node of the cluster; reconnect.
+    Moved,
+    /// 4000: the same seat connected again; the newer socket plays.
+    Replaced,
+    /// 4001: the client did not read its messages fast enough.
+    TooSlow,
+    /// 4002: the client answered nothing, not even pings, for too long.
+    Unresponsive,
+}
+
+impl CloseCode {
+    /// Every close code, in order.
+    pub const ALL: [CloseCode; 7] = [
+        CloseCode::ShuttingDown,
+        CloseCode::RateLimited,
+        CloseCode::TooLarge,
+        CloseCode::Moved,
+        CloseCode::Replaced,
+        CloseCode::TooSlow,
+        CloseCode::Unresponsive,
+    ];
+
+    /// The close frame's code.
+    ///
+    /// ```
+    /// assert_eq!(baghchal_protocol::CloseCode::Replaced.code(), 4000);
+    /// ```
+    pub const fn code(self) -> u16 {
+        match self {
+            CloseCode::ShuttingDown => 1001,
+            CloseCode::RateLimited => 1008,
+            CloseCode::TooLarge => 1009,
+            CloseCode::Moved => 1012,
+            CloseCode::Replaced => 4000,
+            CloseCode::TooSlow => 4001,
+            CloseCode::Unresponsive => 4002,
+        }
+    }
+
+    /// The close frame's reason text.
+    pub const fn reason(self) -> &'static str {
+        match self {
+            CloseCode::ShuttingDown => "server shutting down",
+            CloseCode::RateLimited => "rate limited",
+            CloseCode::TooLarge => "message too big",
+            CloseCode::Moved => "the table moved to another node; reconnect",
+            CloseCode::Replaced => "replaced by a newer connection",
+            CloseCode::TooSlow => "too slow",
+            CloseCode::Unresponsive => "no answer to pings",
+        }
+    }
+
+    /// The name the page gives it in `static/close-codes.js`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CloseCode::ShuttingDown => "SHUTTING_DOWN",
+            CloseCode::RateLimited => "RATE_LIMITED",
+            CloseCode::TooLarge => "TOO_LARGE",
+            CloseCode::Moved => "MOVED",
+            CloseCode::Replaced => "REPLACED",
+            CloseCode::TooSlow => "TOO_SLOW",
+            CloseCode::Unresponsive => "UNRESPONSIVE",
+        }
+    }
+}
+
 /// A message from the server to a client.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -853,7 +1031,7 @@ pub enum ServerMessage {
         /// For `illegal_action`: the rules' reason, e.g. `occupied`,
         /// `repetition`, `must_place`.
         #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<String>,
+        reason: Option<IllegalReason>,
         /// A sentence for people.
         message: String,
     },

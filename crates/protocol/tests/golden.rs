@@ -272,7 +272,7 @@ fn examples() -> Vec<Example> {
         example(
             "http.api_error",
             ApiError {
-                error: "invalid_field".into(),
+                error: ApiErrorCode::InvalidField,
                 field: Some("level".into()),
                 message: "level must be 400 to 2400 in steps of 100, not 1250".into(),
             },
@@ -450,7 +450,7 @@ fn examples() -> Vec<Example> {
         example(
             "http.api_error.illegal_action",
             ApiError {
-                error: "illegal_action".into(),
+                error: ApiErrorCode::IllegalAction,
                 field: Some("actions".into()),
                 message: "ply 7: b2-c3: goats must be placed while any are in hand".into(),
             },
@@ -458,7 +458,7 @@ fn examples() -> Vec<Example> {
         example(
             "http.api_error.invalid_notation",
             ApiError {
-                error: "invalid_notation".into(),
+                error: ApiErrorCode::InvalidNotation,
                 field: Some("game".into()),
                 message: "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133".into(),
             },
@@ -792,7 +792,7 @@ fn examples() -> Vec<Example> {
             ServerMessage::Error {
                 id: Some("7".into()),
                 code: ErrorCode::IllegalAction,
-                reason: Some("occupied".into()),
+                reason: Some(IllegalReason::Occupied),
                 message: "that point is occupied".into(),
             },
         ),
@@ -990,6 +990,135 @@ fn unknown_create_table_fields_are_refused() {
     assert_eq!(null.clock, None);
     let bad = r#"{"opponent":"friend","clock":{"initial":60,"moves":40}}"#;
     assert!(serde_json::from_str::<CreateTable>(bad).is_err());
+}
+
+/// The JSON examples of `docs/protocol.md`: each fenced `json` block and
+/// the fixture named in the `*(`...`)*` line right after it.
+fn documented_examples() -> Vec<(String, Option<String>)> {
+    let doc = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/protocol.md");
+    let text = std::fs::read_to_string(doc).unwrap();
+    let mut examples = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "```json" {
+            continue;
+        }
+        let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+        let cited = lines
+            .by_ref()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| l.trim().strip_prefix("*(`"))
+            .and_then(|l| l.strip_suffix("`)*"))
+            .map(str::to_owned);
+        examples.push((block.join("\n"), cited));
+    }
+    examples
+}
+
+#[test]
+fn every_json_example_in_the_protocol_doc_equals_the_fixture_it_cites() {
+    let examples = documented_examples();
+    assert!(
+        examples.len() >= 30,
+        "only {} examples found",
+        examples.len()
+    );
+    let mut failures = Vec::new();
+    for (block, cited) in &examples {
+        let Some(cited) = cited else {
+            failures.push(format!("an example cites no fixture:\n{block}"));
+            continue;
+        };
+        let Some(name) = cited.strip_prefix("tests/fixtures/protocol/") else {
+            failures.push(format!("{cited}: not a protocol fixture"));
+            continue;
+        };
+        let shown: Value = match serde_json::from_str(block) {
+            Ok(v) => v,
+            Err(e) => {
+                failures.push(format!("the example citing {name} is not JSON: {e}"));
+                continue;
+            }
+        };
+        let file: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures_dir().join(name)).unwrap_or_default(),
+        )
+        .unwrap_or(Value::Null);
+        if shown != file {
+            failures.push(format!(
+                "{name}: the doc shows\n{block}\nbut the file says\n{file:#}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_fixture_is_shown_in_the_protocol_doc() {
+    let cited: BTreeSet<String> = documented_examples()
+        .into_iter()
+        .filter_map(|(_, cited)| cited)
+        .filter_map(|c| {
+            c.strip_prefix("tests/fixtures/protocol/")
+                .map(str::to_owned)
+        })
+        .collect();
+    let names: BTreeSet<String> = examples()
+        .iter()
+        .map(|ex| format!("{}.json", ex.name))
+        .collect();
+    let missing: Vec<_> = names.difference(&cited).collect();
+    assert!(
+        missing.is_empty(),
+        "fixtures the doc does not show: {missing:?}"
+    );
+}
+
+#[test]
+fn the_page_knows_every_close_code_by_the_same_number() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../static/close-codes.js");
+    let text = std::fs::read_to_string(file).unwrap();
+    // Lines of the form `export const NAME = 4000;`.
+    let page: BTreeSet<(String, u16)> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("export const "))
+        .filter_map(|l| {
+            let (name, value) = l.split_once('=')?;
+            let value = value.trim().strip_suffix(';')?.parse().ok()?;
+            Some((name.trim().to_owned(), value))
+        })
+        .collect();
+    let server: BTreeSet<(String, u16)> = CloseCode::ALL
+        .iter()
+        .map(|c| (c.name().to_owned(), c.code()))
+        .collect();
+    assert_eq!(page, server);
+}
+
+#[test]
+fn every_api_error_code_has_an_error_status_and_a_snake_case_name() {
+    let codes = [
+        (ApiErrorCode::InvalidJson, 400, "invalid_json"),
+        (ApiErrorCode::ForbiddenOrigin, 403, "forbidden_origin"),
+        (ApiErrorCode::NotFound, 404, "not_found"),
+        (ApiErrorCode::GameNotOver, 409, "game_not_over"),
+        (ApiErrorCode::TooLarge, 413, "too_large"),
+        (
+            ApiErrorCode::UnsupportedMediaType,
+            415,
+            "unsupported_media_type",
+        ),
+        (ApiErrorCode::InvalidField, 422, "invalid_field"),
+        (ApiErrorCode::IllegalAction, 422, "illegal_action"),
+        (ApiErrorCode::InvalidNotation, 422, "invalid_notation"),
+        (ApiErrorCode::RateLimited, 429, "rate_limited"),
+        (ApiErrorCode::Unavailable, 503, "unavailable"),
+    ];
+    for (code, status, name) in codes {
+        assert_eq!(code.status(), status, "{code:?}");
+        assert_eq!(serde_json::to_value(code).unwrap(), Value::from(name));
+        assert_eq!(code.as_str(), name);
+    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError};
+use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError, ApiErrorCode};
 use baghchal_rules::notation::{self, NotationError};
 use baghchal_rules::{Action, Game, Position, Rules};
 
@@ -61,7 +61,7 @@ impl IntoResponse for AnalysisError {
             AnalysisError::Http(e) => return e.into_response(),
             AnalysisError::Busy => {
                 let body = ApiError {
-                    error: "unavailable".into(),
+                    error: ApiErrorCode::Unavailable,
                     field: None,
                     message: "the analysis board is busy; try again in a moment".into(),
                 };
@@ -70,21 +70,23 @@ impl IntoResponse for AnalysisError {
             AnalysisError::TooLarge => {
                 let message = format!("the body is limited to {} KiB", MAX_ANALYSIS_BODY / 1024);
                 let body = ApiError {
-                    error: "too_large".into(),
+                    error: ApiErrorCode::TooLarge,
                     field: None,
                     message,
                 };
                 return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
             }
-            AnalysisError::IllegalAction { field, message } => ("illegal_action", field, message),
+            AnalysisError::IllegalAction { field, message } => {
+                (ApiErrorCode::IllegalAction, field, message)
+            }
             AnalysisError::InvalidNotation { field, message } => {
-                ("invalid_notation", field, message)
+                (ApiErrorCode::InvalidNotation, field, message)
             }
         };
         (
             StatusCode::UNPROCESSABLE_ENTITY,
             Json(ApiError {
-                error: error.into(),
+                error,
                 field: Some(field.into()),
                 message,
             }),

@@ -168,7 +168,9 @@ impl Computer {
     pub async fn choose(&self, position: Position, level: Level, seed: u64) -> Option<Action> {
         let _permit = self.thinkers.acquire().await.ok()?;
         let bot = Arc::clone(&self.bot);
+        let started = std::time::Instant::now();
         let chosen = tokio::task::spawn_blocking(move || bot.choose(&position, level, seed)).await;
+        crate::stats::thought(level.get(), started.elapsed());
         match chosen {
             Ok(action) => action,
             Err(e) => {

@@ -33,7 +33,9 @@ use crate::play::{Claim, Intent, Player};
 use crate::table::{ConnId, Member, Outbox, Outgoing, TableClosed, TableHandle, OUTBOX_LEN};
 
 /// The close reason a socket gets when its table moved to another node.
-pub const MOVED: &str = "the table moved to another node; reconnect";
+pub const MOVED: &str = wire_close::Moved.reason();
+
+use baghchal_protocol::CloseCode as wire_close;
 
 /// Connection ids the owner gives remote connections: apart from the ids
 /// of its own sockets.
@@ -224,6 +226,7 @@ impl RemoteIntent {
 }
 
 /// The close reasons a table sends, as the static strings they are.
+#[cfg(test)]
 fn static_reason(reason: &str) -> &'static str {
     const KNOWN: [&str; 2] = ["replaced by a newer connection", MOVED];
     KNOWN
@@ -242,10 +245,10 @@ fn relay_frame(outgoing: Option<&Outgoing>) -> Bytes {
             frame.extend_from_slice(text.as_bytes());
             Bytes::from(frame)
         }
-        Some(Outgoing::Close(code, reason)) => {
+        Some(Outgoing::Close(close)) => {
             let mut frame = vec![b'C'];
-            frame.extend_from_slice(&code.to_be_bytes());
-            frame.extend_from_slice(reason.as_bytes());
+            frame.extend_from_slice(&close.code().to_be_bytes());
+            frame.extend_from_slice(close.reason().as_bytes());
             Bytes::from(frame)
         }
         None => Bytes::from_static(b"E"),
@@ -392,8 +395,10 @@ impl Node {
             },
             Some(b'C') if payload.len() >= 3 => {
                 let code = u16::from_be_bytes([payload[1], payload[2]]);
-                let reason = std::str::from_utf8(&payload[3..]).unwrap_or("closed");
-                Some(Outgoing::Close(code, static_reason(reason)))
+                wire_close::ALL
+                    .into_iter()
+                    .find(|c| c.code() == code)
+                    .map(Outgoing::Close)
             }
             _ => None,
         };
@@ -438,7 +443,7 @@ impl Node {
         for key in gone {
             if let Some(conn) = remote.remove(&key) {
                 tracing::info!(table_id = %conn.table, "the table's owner is gone; closing its socket");
-                let _ = conn.outbox.try_send(Outgoing::Close(1012, MOVED));
+                let _ = conn.outbox.try_send(Outgoing::Close(wire_close::Moved));
             }
         }
     }
@@ -740,7 +745,7 @@ mod tests {
 
     #[test]
     fn a_relayed_close_keeps_its_code_and_reason() {
-        let frame = relay_frame(Some(&Outgoing::Close(1012, MOVED)));
+        let frame = relay_frame(Some(&Outgoing::Close(wire_close::Moved)));
         assert_eq!(frame[0], b'C');
         assert_eq!(u16::from_be_bytes([frame[1], frame[2]]), 1012);
         assert_eq!(

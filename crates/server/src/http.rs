@@ -1,17 +1,21 @@
 //! The HTTP API: create a table, read or analyse a game, health.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use baghchal_protocol::{ApiError, CreateTable, GameAnalysis, GameRecord, TableCreated};
+use baghchal_protocol::{
+    ApiError, ApiErrorCode, CreateTable, GameAnalysis, GameRecord, TableCreated,
+};
 use baghchal_rules::Record;
 
+use crate::client_limit::client_address;
 use crate::names::side_to_wire;
 use crate::options::{Opponent, TableOptions};
 use crate::tablebase::TablebaseState;
@@ -22,12 +26,21 @@ use crate::AppState;
 /// generic sentence.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    /// The body is not JSON.
-    #[error("the body is not JSON: {0}")]
+    /// The body is not one JSON object.
+    #[error("the body is not a JSON object: {0}")]
     InvalidJson(String),
     /// The body is too large.
     #[error("the body is too large")]
     TooLarge,
+    /// The request comes from a page of another origin.
+    #[error("forbidden origin")]
+    ForbiddenOrigin,
+    /// The client created too many tables; it may try again after this.
+    #[error("too many tables")]
+    TooManyTables(std::time::Duration),
+    /// The request does not say its body is JSON.
+    #[error("the body is not declared as JSON")]
+    NotJson,
     /// A field is missing, unknown, mistyped or out of range.
     #[error("{message}")]
     InvalidField {
@@ -50,42 +63,53 @@ pub enum HttpError {
     Unavailable(#[from] TablesError),
 }
 
-impl IntoResponse for HttpError {
-    fn into_response(self) -> Response {
-        let (status, error, field, message) = match self {
+impl HttpError {
+    /// The wire code, the field at fault and a sentence for people.
+    fn parts(self) -> (ApiErrorCode, Option<String>, String) {
+        match self {
             HttpError::InvalidJson(message) => (
-                StatusCode::BAD_REQUEST,
-                "invalid_json",
+                ApiErrorCode::InvalidJson,
                 None,
-                format!("the body is not JSON: {message}"),
+                format!("the body is not a JSON object: {message}"),
             ),
             HttpError::TooLarge => (
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "too_large",
+                ApiErrorCode::TooLarge,
                 None,
                 "the body is limited to 16 KiB".into(),
             ),
-            HttpError::InvalidField { field, message } => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_field",
-                Some(field),
-                message,
+            HttpError::ForbiddenOrigin => (
+                ApiErrorCode::ForbiddenOrigin,
+                None,
+                "pages of other sites cannot use this server".into(),
             ),
+            HttpError::TooManyTables(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "too many tables from this address; try again in {} s",
+                    retry_after(wait)
+                ),
+            ),
+            HttpError::NotJson => (
+                ApiErrorCode::UnsupportedMediaType,
+                None,
+                "send the body as Content-Type: application/json".into(),
+            ),
+            HttpError::InvalidField { field, message } => {
+                (ApiErrorCode::InvalidField, Some(field), message)
+            }
             HttpError::NotFound => (
-                StatusCode::NOT_FOUND,
-                "not_found",
+                ApiErrorCode::NotFound,
                 None,
                 "there is no such table or game".into(),
             ),
             HttpError::GameNotOver => (
-                StatusCode::CONFLICT,
-                "game_not_over",
+                ApiErrorCode::GameNotOver,
                 None,
                 "the game is still being played; it can be analysed once it is over".into(),
             ),
             HttpError::AnalysisFailed => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "unavailable",
+                ApiErrorCode::Unavailable,
                 None,
                 "the analysis failed; try again".into(),
             ),
@@ -95,38 +119,67 @@ impl IntoResponse for HttpError {
                     TablesError::Full(_) => "the server is full; try again later",
                     _ => "the server failed; try again",
                 };
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    None,
-                    message.into(),
-                )
+                (ApiErrorCode::Unavailable, None, message.into())
             }
-        };
-        (
-            status,
-            Json(ApiError {
-                error: error.into(),
-                field,
-                message,
-            }),
-        )
-            .into_response()
+        }
     }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let wait = match &self {
+            HttpError::TooManyTables(wait) => Some(retry_after(*wait)),
+            _ => None,
+        };
+        let (error, field, message) = self.parts();
+        let mut response = api_error(error, field, message);
+        if let Some(seconds) = wait {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// Whole seconds to wait, at least one.
+fn retry_after(wait: std::time::Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
+/// An `ApiError` body with its code's status.
+pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) -> Response {
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (
+        status,
+        Json(ApiError {
+            error,
+            field,
+            message,
+        }),
+    )
+        .into_response()
 }
 
 /// Reads the body of `POST /api/tables` as checked options, naming the
 /// field at fault when it is not one (public for the fuzz target
 /// `table_options`).
+///
+/// The body is first read whole as JSON, so that anything that is not one
+/// JSON object (a syntax error, trailing bytes, an array, a string) is
+/// `invalid_json`; only then is the object read as a request, so that every
+/// field of the wrong type (`null` included) is `invalid_field` naming it.
 pub fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
-    let deserializer = &mut serde_json::Deserializer::from_slice(body);
-    let raw: CreateTable = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| HttpError::InvalidJson(e.to_string()))?;
+    if !value.is_object() {
+        return Err(HttpError::InvalidJson(
+            "the body must be a JSON object".into(),
+        ));
+    }
+    let raw: CreateTable = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            return HttpError::InvalidJson(inner.to_string());
-        }
-        let message = inner.to_string();
+        let message = e.into_inner().to_string();
         // serde names a missing or unknown field in its message, at the
         // path of the object that holds it.
         let named = ["missing field `", "unknown field `"]
@@ -149,13 +202,36 @@ pub fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
     })
 }
 
+/// Whether a request says its body is JSON (`application/json`, with or
+/// without parameters such as `charset`).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+}
+
 /// `POST /api/tables`.
 pub async fn create_table(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<TableCreated>), HttpError> {
+    if !state.origins.admits(&headers) {
+        return Err(HttpError::ForbiddenOrigin);
+    }
+    if !is_json(&headers) {
+        return Err(HttpError::NotJson);
+    }
     let body = body.map_err(|_| HttpError::TooLarge)?;
     let options = parse_request(&body)?;
+    let client = client_address(peer, &headers, state.trust_proxy);
+    state.creation_limit.check(client).map_err(|wait| {
+        crate::stats::tables_rate_limited();
+        HttpError::TooManyTables(wait)
+    })?;
     let created = state.tables.create(options).await?;
     let base = format!("{}/t/{}", state.public_url, created.id);
     let link = |kind: &str, token: &Option<crate::token::Token>| {
@@ -276,6 +352,18 @@ pub async fn healthz(State(state): State<AppState>) -> (StatusCode, &'static str
     }
 }
 
+/// `GET /metrics`: the Prometheus text format.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        crate::stats::render(state.tables.open_count(), state.tablebase.state()),
+    )
+        .into_response()
+}
+
 /// The body of `GET /readyz`.
 #[derive(serde::Serialize)]
 pub struct Readiness {
@@ -337,6 +425,53 @@ mod tests {
             "variant.tigers"
         );
         assert_eq!(field_of(r#"{"opponent":"computer","level":450}"#), "level");
+    }
+
+    #[test]
+    fn a_null_field_is_named_like_any_field_of_the_wrong_type() {
+        assert_eq!(field_of(r#"{"opponent":null}"#), "opponent");
+        assert_eq!(field_of(r#"{"opponent":"friend","side":null}"#), "side");
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","spectators":null}"#),
+            "spectators"
+        );
+        assert_eq!(
+            field_of(r#"{"opponent":"friend","variant":{"first":null}}"#),
+            "variant.first"
+        );
+    }
+
+    #[test]
+    fn anything_but_one_json_object_is_not_a_request() {
+        for body in [
+            &br#"{"opponent":"friend"} trailing"#[..],
+            br#"{"opponent":"friend"}{}"#,
+            b"[1,2]",
+            br#"["friend"]"#,
+            br#""friend""#,
+            b"null",
+            b"12",
+        ] {
+            assert!(
+                matches!(parse_request(body), Err(HttpError::InvalidJson(_))),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_json_content_type_is_taken_for_json() {
+        let with = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, value.parse().unwrap());
+            is_json(&headers)
+        };
+        assert!(with("application/json"));
+        assert!(with("Application/JSON; charset=utf-8"));
+        assert!(!with("text/plain"));
+        assert!(!with("application/x-www-form-urlencoded"));
+        assert!(!is_json(&HeaderMap::new()));
     }
 
     #[test]

@@ -14,13 +14,18 @@
 
 pub mod analysis;
 pub mod bot;
+pub mod client_limit;
 pub mod clock;
 pub mod cluster;
+pub mod headers;
 pub mod http;
 pub mod names;
 pub mod notation;
 pub mod options;
+pub mod origin;
+pub mod page;
 pub mod play;
+pub mod stats;
 pub mod storage;
 pub mod table;
 pub mod tablebase;
@@ -30,19 +35,20 @@ pub mod token;
 pub mod ws;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, State, WebSocketUpgrade};
-use axum::response::Response;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use baghchal_protocol::MAX_FRAME_BYTES;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
 
 use crate::bot::{Bot, Computer};
@@ -58,8 +64,9 @@ pub struct Config {
     pub database_url: String,
     /// The base of the links handed out, e.g. `https://baghchal.example`.
     pub public_url: String,
-    /// The page's files.
-    pub static_dir: PathBuf,
+    /// The page's files on disk, for development; `None` serves the copy
+    /// in the binary.
+    pub static_dir: Option<PathBuf>,
     /// The computer player.
     pub bot: Arc<dyn Bot>,
     /// Positions the computer may think about at once.
@@ -72,6 +79,15 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// When a silent socket is pinged, and when it is given up.
+    pub liveness: ws::Liveness,
+    /// Origins besides the public URL's whose pages may use the API.
+    pub allow_origins: Vec<String>,
+    /// The table-creation budget of one client address.
+    pub table_limit: client_limit::TableLimit,
+    /// Whether a proxy in front sets `X-Forwarded-For` (the client's
+    /// address is then the last one in it).
+    pub trust_proxy: bool,
     /// The tablebase, read or built in the background while serving (off
     /// by default; the computer sees it through a
     /// [`tablebase::LiveEngine`] bot).
@@ -89,7 +105,7 @@ impl Config {
         Config {
             database_url: database_url.into(),
             public_url: public_url.into(),
-            static_dir: PathBuf::from("static"),
+            static_dir: None,
             bot: Arc::new(baghchal_engine::Engine::new()),
             bot_threads: std::thread::available_parallelism()
                 .map(|n| n.get())
@@ -98,6 +114,10 @@ impl Config {
             max_tables: 100_000,
             idle_timeout: Duration::from_secs(600),
             rate: ws::RateLimit::default(),
+            liveness: ws::Liveness::default(),
+            allow_origins: Vec::new(),
+            table_limit: client_limit::TableLimit::default(),
+            trust_proxy: false,
             tablebase: TablebaseSlot::off(),
             cluster: None,
             clock: Arc::new(time::SystemClock::new()),
@@ -131,6 +151,14 @@ pub struct AppState {
     pub sockets: TaskTracker,
     /// The per-connection message budget.
     pub rate: ws::RateLimit,
+    /// When a silent socket is pinged, and when it is given up.
+    pub liveness: ws::Liveness,
+    /// The origins whose pages may create tables and open sockets.
+    pub origins: Arc<origin::Origins>,
+    /// Tables created per client address.
+    pub creation_limit: client_limit::CreationLimit,
+    /// Whether to take the client's address from `X-Forwarded-For`.
+    pub trust_proxy: bool,
     /// The computer, for post-game analysis.
     pub computer: Computer,
     /// Analyses of finished games, which never change.
@@ -151,6 +179,9 @@ pub enum StartError {
     /// The listener.
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// An allowed origin or the public URL is not an origin.
+    #[error(transparent)]
+    Origin(#[from] origin::BadOrigin),
     /// Several nodes cannot share a SQLite file.
     #[error("cluster mode (a NATS URL) needs PostgreSQL: a SQLite file serves one node")]
     ClusterNeedsPostgres,
@@ -159,10 +190,10 @@ pub enum StartError {
     Transport(String),
 }
 
-/// The routes.
-pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
-    let index = ServeFile::new(static_dir.join("index.html"));
-    Router::new()
+/// The routes. The page comes from `static_dir` when given, else from
+/// the binary.
+pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
+    let router = Router::new()
         .route("/api/tables", post(http::create_table))
         .route("/api/tables/{table}/games/{game}", get(http::game_record))
         .route(
@@ -180,45 +211,67 @@ pub fn app(state: AppState, static_dir: &std::path::Path) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
-        .route_service("/", index.clone())
-        .route_service("/t/{table}", index.clone())
-        // The page's other views: one game, the analysis board, the rules.
-        .route_service("/t/{table}/games/{game}", index.clone())
-        .route_service("/analysis", index.clone())
-        .route_service("/learn", index)
-        .fallback_service(ServeDir::new(static_dir))
+        .merge(page::router(static_dir));
+    let public_url = state.public_url.clone();
+    headers::with_security_headers(router, &public_url)
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
 
-async fn websocket(State(state): State<AppState>, upgrade: WebSocketUpgrade) -> Response {
+async fn websocket(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if !state.origins.admits(&headers) {
+        return http::HttpError::ForbiddenOrigin.into_response();
+    }
     let AppState {
         tables,
         shutdown,
         sockets,
         rate,
+        liveness,
         ..
     } = state;
     upgrade
-        .max_message_size(MAX_FRAME_BYTES)
-        .max_frame_size(MAX_FRAME_BYTES)
+        // Up to this bound an oversized message is read whole and refused
+        // by the socket's task, which can then close cleanly.
+        .max_message_size(ws::READ_LIMIT_BYTES)
+        .max_frame_size(ws::READ_LIMIT_BYTES)
         // Small buffers: thousands of sockets, each sending small messages
         // (the read buffer grows for a larger frame, up to the limit).
         .read_buffer_size(4 * 1024)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| sockets.track_future(ws::serve(socket, tables, rate, shutdown)))
+        .on_upgrade(move |socket| {
+            sockets.track_future(ws::serve(socket, tables, rate, liveness, shutdown))
+        })
 }
 
 /// Opens the database, resumes the unfinished tables and serves on
-/// `listener` until `shutdown` completes; then closes every socket with a
-/// close frame and returns.
+/// `listener` (`/metrics` included) until `shutdown` completes; then
+/// closes every socket with a close frame and returns.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), StartError> {
+    run_with_metrics(listener, None, config, shutdown).await
+}
+
+/// [`run`], with `/metrics` served on `metrics` instead of `listener` when
+/// it is given (an address an operator keeps private).
+pub async fn run_with_metrics(
+    listener: TcpListener,
+    metrics: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), StartError> {
     config.check()?;
+    stats::handle();
+    let public_url: Arc<str> = Arc::from(config.public_url.trim_end_matches('/'));
+    let origins = Arc::new(origin::Origins::new(&public_url, &config.allow_origins)?);
     let storage = Storage::connect(&config.database_url).await?;
     let token = CancellationToken::new();
     // The node's own tasks: its leases and its sockets' relays.
@@ -258,18 +311,55 @@ pub async fn run(
     let state = AppState {
         tables: tables.clone(),
         storage: storage.clone(),
-        public_url: Arc::from(config.public_url.trim_end_matches('/')),
+        public_url,
         shutdown: token.clone(),
         sockets: sockets.clone(),
         rate: config.rate,
+        liveness: config.liveness,
+        origins,
+        creation_limit: client_limit::CreationLimit::new(config.table_limit),
+        trust_proxy: config.trust_proxy,
         computer,
         analyses: http::AnalysisCache::default(),
         tablebase: config.tablebase.clone(),
     };
-    let router = app(state, &config.static_dir);
+    let metrics_router = Router::new()
+        .route("/metrics", get(http::metrics))
+        .with_state(state.clone());
+    let mut router = app(state, config.static_dir.as_deref());
+    let background = TaskTracker::new();
+    match metrics {
+        Some(listener) => {
+            tracing::info!(addr = ?listener.local_addr().ok(), "metrics on their own address");
+            let stop = token.clone();
+            background.spawn(async move {
+                let served = axum::serve(listener, metrics_router)
+                    .with_graceful_shutdown(stop.cancelled_owned())
+                    .await;
+                if let Err(e) = served {
+                    tracing::error!(error = %e, "the metrics listener failed");
+                }
+            });
+        }
+        None => router = router.merge(metrics_router),
+    }
+    let stop = token.clone();
+    background.spawn(async move {
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => break,
+                () = tokio::time::sleep(stats::UPKEEP_EVERY) => stats::upkeep(),
+            }
+        }
+    });
+    background.close();
     config.tablebase.start()?;
     let signal = token.clone();
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+    let server = axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
         shutdown.await;
         tracing::info!("shutting down");
         signal.cancel();
@@ -285,6 +375,7 @@ pub async fn run(
     {
         tracing::warn!("some sockets did not close in time");
     }
+    background.wait().await;
     node_tasks.wait().await;
     tables.close_all().await;
     storage.close().await;

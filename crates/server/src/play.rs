@@ -169,14 +169,25 @@ pub enum Refusal {
 
 impl Refusal {
     /// The wire code and the rules' reason, if any.
-    pub fn code(self) -> (wire::ErrorCode, Option<&'static str>) {
+    pub fn code(self) -> (wire::ErrorCode, Option<wire::IllegalReason>) {
+        use wire::IllegalReason as R;
+        let illegal = |reason| (wire::ErrorCode::IllegalAction, Some(reason));
         match self {
             Refusal::NotYourTurn => (wire::ErrorCode::NotYourTurn, None),
             Refusal::Illegal(IllegalAction::GameOver) | Refusal::GameOver => {
                 (wire::ErrorCode::GameOver, None)
             }
-            Refusal::Illegal(reason) => (wire::ErrorCode::IllegalAction, Some(reason.code())),
-            Refusal::NotLegal => (wire::ErrorCode::IllegalAction, Some("not_legal")),
+            Refusal::Illegal(IllegalAction::MustPlace) => illegal(R::MustPlace),
+            Refusal::Illegal(IllegalAction::CannotPlace) => illegal(R::CannotPlace),
+            Refusal::Illegal(IllegalAction::NotYourPiece) => illegal(R::NotYourPiece),
+            Refusal::Illegal(IllegalAction::NotALine) => illegal(R::NotALine),
+            Refusal::Illegal(IllegalAction::Occupied) => illegal(R::Occupied),
+            Refusal::Illegal(IllegalAction::GoatsCannotJump) => illegal(R::GoatsCannotJump),
+            Refusal::Illegal(IllegalAction::NothingToCapture) => illegal(R::NothingToCapture),
+            Refusal::Illegal(IllegalAction::ChainNotAllowed) => illegal(R::ChainNotAllowed),
+            Refusal::Illegal(IllegalAction::ChainPastTarget) => illegal(R::ChainPastTarget),
+            Refusal::Illegal(IllegalAction::Repetition) => illegal(R::Repetition),
+            Refusal::NotLegal => illegal(R::NotLegal),
             Refusal::GameNotOver => (wire::ErrorCode::GameNotOver, None),
             Refusal::NoDrawOffers => (wire::ErrorCode::NoDrawOffers, None),
             Refusal::NoOffer => (wire::ErrorCode::NoOffer, None),

@@ -109,8 +109,10 @@ async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: Canc
                 Err(_) => break,
             }
         }
+        let started = std::time::Instant::now();
         match pool.append(&batch).await {
             Ok(()) => {
+                crate::stats::committed(batch.len(), started.elapsed());
                 for append in batch.drain(..) {
                     let _ = append.done.send(Ok(()));
                 }

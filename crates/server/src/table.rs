@@ -56,8 +56,8 @@ pub type ConnId = u64;
 pub enum Outgoing {
     /// A message, serialized once for every receiver.
     Text(Utf8Bytes),
-    /// Close the socket with this code and reason.
-    Close(u16, &'static str),
+    /// Close the socket with this code.
+    Close(wire::CloseCode),
 }
 
 /// The sending half of a connection's queue.
@@ -589,10 +589,10 @@ impl Table {
             for conn in [self.host.take(), self.guest.take()].into_iter().flatten() {
                 let _ = conn
                     .outbox
-                    .try_send(Outgoing::Close(1012, crate::cluster::MOVED));
+                    .try_send(Outgoing::Close(wire::CloseCode::Moved));
             }
             for (_, outbox) in self.spectators.drain() {
-                let _ = outbox.try_send(Outgoing::Close(1012, crate::cluster::MOVED));
+                let _ = outbox.try_send(Outgoing::Close(wire::CloseCode::Moved));
             }
         }
         tracing::debug!("table closed");
@@ -805,7 +805,7 @@ impl Table {
                     tracing::info!(conn_id = old.id, "seat taken over by a newer connection");
                     let _ = old
                         .outbox
-                        .try_send(Outgoing::Close(4000, "replaced by a newer connection"));
+                        .try_send(Outgoing::Close(wire::CloseCode::Replaced));
                 }
             }
             Member::Spectator => {
@@ -901,14 +901,16 @@ impl Table {
         let Some((member, outbox)) = self.member_of(conn) else {
             return;
         };
-        let reply_error = |code: wire::ErrorCode, reason: Option<&str>, message: String| {
-            let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
-                id: id.clone(),
-                code,
-                reason: reason.map(str::to_owned),
-                message,
-            })));
-        };
+        let reply_error =
+            |code: wire::ErrorCode, reason: Option<wire::IllegalReason>, message: String| {
+                crate::stats::action_refused(code);
+                let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
+                    id: id.clone(),
+                    code,
+                    reason,
+                    message,
+                })));
+            };
         let Member::Player(player) = member else {
             reply_error(
                 wire::ErrorCode::Spectator,
@@ -928,7 +930,11 @@ impl Table {
         let intent = match intent {
             Ok(intent) => intent,
             Err(message) => {
-                reply_error(wire::ErrorCode::IllegalAction, Some("notation"), message);
+                reply_error(
+                    wire::ErrorCode::IllegalAction,
+                    Some(wire::IllegalReason::Notation),
+                    message,
+                );
                 return;
             }
         };
@@ -967,7 +973,9 @@ impl Table {
                 return refuse(Refusal::NotClaimable);
             }
         }
-        if !self.commit(event, Some(player), id.as_deref()).await {
+        if self.commit(event, Some(player), id.as_deref()).await {
+            crate::stats::action_accepted();
+        } else {
             reply_error(
                 wire::ErrorCode::Internal,
                 None,

@@ -211,6 +211,11 @@ impl Tables {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// How many tables are in memory now.
+    pub fn open_count(&self) -> usize {
+        self.lock().len()
+    }
+
     fn tenure(&self, epoch: Option<u64>) -> Tenure {
         Tenure {
             epoch,

@@ -3,9 +3,14 @@
 
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
-use baghchal_protocol::{self as wire, ClientMessage, ErrorCode, ServerMessage};
+use baghchal_protocol::{
+    self as wire, ClientMessage, CloseCode, ErrorCode, ServerMessage, MAX_FRAME_BYTES,
+};
 use futures_util::SinkExt;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use tokio::sync::mpsc;
@@ -13,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::play::{Claim, Intent};
+use crate::stats::{self, SocketRole};
 use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
 use crate::tables::Tables;
 
@@ -35,6 +41,38 @@ impl Default for RateLimit {
     }
 }
 
+/// The largest frame or message the socket reads whole, in bytes. One
+/// over [`MAX_FRAME_BYTES`] but within this is read, dropped and answered
+/// with `too_large` and a clean 1009 close; one past it ends the socket at
+/// once (the client may then see 1006). A bound on what a client can make
+/// the server read in vain.
+pub const READ_LIMIT_BYTES: usize = 4 * MAX_FRAME_BYTES;
+
+/// How long a closing socket waits for the client's answering close frame.
+const CLOSE_DRAIN: Duration = Duration::from_secs(3);
+
+/// When the server pings a silent client, and when it gives up on one.
+/// Browsers and websocket libraries answer pings by themselves, so only a
+/// dead connection (or a client that stopped reading) stays silent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Liveness {
+    /// A socket that sent nothing for this long is pinged.
+    pub ping_after: Duration,
+    /// A socket that sent nothing for this long, not even a pong, is
+    /// closed with 4002.
+    pub give_up_after: Duration,
+}
+
+impl Default for Liveness {
+    /// A ping after 20 s of silence; closed after 60 s.
+    fn default() -> Liveness {
+        Liveness {
+            ping_after: Duration::from_secs(20),
+            give_up_after: Duration::from_secs(60),
+        }
+    }
+}
+
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Serves one websocket until either side closes it or the server stops.
@@ -42,6 +80,7 @@ pub async fn serve(
     socket: WebSocket,
     tables: Tables,
     rate: RateLimit,
+    liveness: Liveness,
     shutdown: CancellationToken,
 ) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
@@ -52,7 +91,9 @@ pub async fn serve(
         tables,
         shutdown,
         limiter: RateLimiter::direct(Quota::per_second(rate.per_second).allow_burst(rate.burst)),
+        liveness,
         joined: None,
+        role: Counted::new(SocketRole::Unjoined),
     }
     .run()
     .instrument(span)
@@ -81,14 +122,41 @@ struct Connection {
     shutdown: CancellationToken,
     /// The per-connection message budget.
     limiter: DefaultDirectRateLimiter,
+    /// When to ping, and when to give up.
+    liveness: Liveness,
     /// The table, once `hello` succeeded.
     joined: Option<Joined>,
+    /// This socket in the socket gauge.
+    role: Counted,
+}
+
+/// A socket counted in the `baghchal_sockets` gauge under its role, until
+/// it is dropped.
+struct Counted(SocketRole);
+
+impl Counted {
+    fn new(role: SocketRole) -> Counted {
+        stats::socket_moved(None, Some(role));
+        Counted(role)
+    }
+
+    /// Counts the socket under `role` from now on.
+    fn take(&mut self, role: SocketRole) {
+        stats::socket_moved(Some(self.0), Some(role));
+        self.0 = role;
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        stats::socket_moved(Some(self.0), None);
+    }
 }
 
 /// How a connection ended.
 enum End {
-    /// Close the socket with this code and reason.
-    Close(u16, &'static str),
+    /// Close the socket with this code.
+    Close(CloseCode),
     /// The socket is gone or closed by the client.
     Gone,
 }
@@ -97,16 +165,18 @@ impl Connection {
     async fn run(mut self) {
         tracing::debug!("connected");
         let end = self.serve().await;
-        if let End::Close(code, reason) = end {
-            tracing::info!(code, reason, "closing");
+        if let End::Close(close) = end {
+            tracing::info!(code = close.code(), reason = close.reason(), "closing");
+            stats::closed(close);
             let _ = self
                 .socket
                 .send(Message::Close(Some(CloseFrame {
-                    code,
-                    reason: Utf8Bytes::from_static(reason),
+                    code: close.code(),
+                    reason: Utf8Bytes::from_static(close.reason()),
                 })))
                 .await;
             let _ = self.socket.flush().await;
+            self.drain().await;
         }
         if let Some(joined) = self.joined.take() {
             joined.table.leave(self.conn).await;
@@ -114,8 +184,36 @@ impl Connection {
         tracing::debug!("disconnected");
     }
 
+    /// After our close frame: reads and drops what the client still sends
+    /// until its answering close frame (or the end of the socket), for a
+    /// bounded time. Closing the socket with unread bytes in the kernel's
+    /// buffer would make it answer with a reset, and the client would lose
+    /// the close frame and see 1006 instead of our code.
+    async fn drain(&mut self) {
+        let drained = async {
+            while let Some(Ok(message)) = self.socket.recv().await {
+                if matches!(message, Message::Close(_)) {
+                    break;
+                }
+            }
+        };
+        if tokio::time::timeout(CLOSE_DRAIN, drained).await.is_err() {
+            tracing::debug!("the client did not answer the close in time");
+        }
+    }
+
     async fn serve(&mut self) -> End {
+        let mut heard = Instant::now();
+        let mut pinged = false;
         loop {
+            // The next look at a silent socket: time to ping it, or (once
+            // pinged) to give up on it.
+            let check = heard
+                + if pinged {
+                    self.liveness.give_up_after
+                } else {
+                    self.liveness.ping_after
+                };
             let outgoing = async {
                 match &mut self.joined {
                     Some(joined) => joined.inbox.recv().await,
@@ -124,39 +222,56 @@ impl Connection {
             };
             tokio::select! {
                 biased;
-                _ = self.shutdown.cancelled() => return End::Close(1001, "server shutting down"),
+                _ = self.shutdown.cancelled() => return End::Close(CloseCode::ShuttingDown),
+                () = tokio::time::sleep_until(check) => {
+                    if pinged {
+                        tracing::info!("no answer to pings");
+                        return End::Close(CloseCode::Unresponsive);
+                    }
+                    pinged = true;
+                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
+                        return End::Gone;
+                    }
+                }
                 out = outgoing => match out {
                     Some(Outgoing::Text(text)) => {
                         if self.socket.send(Message::Text(text)).await.is_err() {
                             return End::Gone;
                         }
                     }
-                    Some(Outgoing::Close(code, reason)) => return End::Close(code, reason),
+                    Some(Outgoing::Close(code)) => return End::Close(code),
                     // The table dropped this connection: it did not keep up.
-                    None => return End::Close(4001, "too slow"),
+                    None => return End::Close(CloseCode::TooSlow),
                 },
-                incoming = self.socket.recv() => match incoming {
+                incoming = self.socket.recv() => {
+                heard = Instant::now();
+                pinged = false;
+                match incoming {
                     None | Some(Ok(Message::Close(_))) => return End::Gone,
                     Some(Err(e)) => {
                         return if is_too_large(&e) {
                             let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
-                            End::Close(1009, "message too big")
+                            End::Close(CloseCode::TooLarge)
                         } else {
                             tracing::debug!(error = %e, "socket error");
                             End::Gone
                         };
                     }
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Some(Ok(message)) if data_len(&message) > MAX_FRAME_BYTES => {
+                        let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
+                        return End::Close(CloseCode::TooLarge);
+                    }
                     Some(Ok(message)) => {
                         if self.limiter.check().is_err() {
                             let _ = self.send_error(None, ErrorCode::RateLimited, "too many messages".into()).await;
-                            return End::Close(1008, "rate limited");
+                            return End::Close(CloseCode::RateLimited);
                         }
                         if let Some(end) = self.handle(message).await {
                             return end;
                         }
                     }
-                },
+                }},
             }
         }
     }
@@ -197,7 +312,7 @@ impl Connection {
                 // answer to what was sent before it.
                 Some(joined) => match joined.table.ping(self.conn).await {
                     Ok(()) => None,
-                    Err(_) => Some(End::Close(1001, "server shutting down")),
+                    Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
                 },
                 None => self.send(&ServerMessage::Pong).await,
             },
@@ -265,6 +380,10 @@ impl Connection {
             match table.join(self.conn, token.clone(), since, outbox).await {
                 Ok(Ok(member)) => {
                     tracing::Span::current().record("table_id", table_id.as_str());
+                    self.role.take(match member {
+                        Member::Player(_) => SocketRole::Player,
+                        Member::Spectator => SocketRole::Spectator,
+                    });
                     self.joined = Some(Joined {
                         table,
                         member,
@@ -285,7 +404,7 @@ impl Connection {
             }
         }
         if self.shutdown.is_cancelled() {
-            return Some(End::Close(1001, "server shutting down"));
+            return Some(End::Close(CloseCode::ShuttingDown));
         }
         self.send_error(
             None,
@@ -321,7 +440,7 @@ impl Connection {
         }
         match joined.table.act(self.conn, id, intent).await {
             Ok(()) => None,
-            Err(_) => Some(End::Close(1001, "server shutting down")),
+            Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
         }
     }
 
@@ -345,6 +464,15 @@ impl Connection {
             Ok(()) => None,
             Err(_) => Some(End::Gone),
         }
+    }
+}
+
+/// The payload's length of a data message.
+fn data_len(message: &Message) -> usize {
+    match message {
+        Message::Text(text) => text.len(),
+        Message::Binary(data) => data.len(),
+        _ => 0,
     }
 }
 

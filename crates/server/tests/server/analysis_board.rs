@@ -91,7 +91,7 @@ async fn an_illegal_line_is_refused_with_its_ply_and_reason() {
     let server = TestServer::start(&db).await;
     let (status, error) = refused(&server, r#"{"actions":["c3","a1-b2","a1","b2-c3"]}"#).await;
     assert_eq!(status, 422);
-    assert_eq!(error.error, "illegal_action");
+    assert_eq!(error.error.as_str(), "illegal_action");
     assert_eq!(error.field.as_deref(), Some("actions"));
     assert_eq!(error.message, "ply 4: b2-c3: that point is occupied");
     let (status, error) = refused(&server, r#"{"actions":["c3","c3-c4"]}"#).await;

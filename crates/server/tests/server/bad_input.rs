@@ -4,22 +4,25 @@
 
 use std::num::NonZeroU32;
 
-use baghchal_protocol::{ClientMessage, ErrorCode, GameRecord, Opponent, ServerMessage};
+use baghchal_protocol::{
+    ClientMessage, ErrorCode, GameRecord, IllegalReason, Opponent, ServerMessage,
+};
 use baghchal_server::ws::RateLimit;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::common::{
-    opponent_token, request, spectator_token, Client, Closed, Seated, TestDb, TestServer,
+    http_with, opponent_token, request, spectator_token, Client, Closed, Seated, TestDb, TestServer,
 };
 use crate::on_both;
 
 /// Sends `message`, then a ping: returns the error the server answered
 /// with, after checking that nothing else (no event) came before the pong.
-async fn refused(client: &mut Client, message: Message) -> (ErrorCode, Option<String>) {
+async fn refused(client: &mut Client, message: Message) -> (ErrorCode, Option<IllegalReason>) {
     client.send_raw(message).await;
     let seen = client.sync().await;
     match seen.as_slice() {
-        [ServerMessage::Error { code, reason, .. }] => (*code, reason.clone()),
+        [ServerMessage::Error { code, reason, .. }] => (*code, *reason),
         other => panic!("expected one error, got {other:?}"),
     }
 }
@@ -51,7 +54,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
     seated.guest.sync().await;
     let host = &mut seated.host;
 
-    let cases: Vec<(Message, ErrorCode, Option<&str>)> = vec![
+    let cases: Vec<(Message, ErrorCode, Option<IllegalReason>)> = vec![
         (
             Message::text("this is not JSON"),
             ErrorCode::InvalidMessage,
@@ -81,17 +84,17 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         (
             action("a", "b2"),
             ErrorCode::IllegalAction,
-            Some("occupied"),
+            Some(IllegalReason::Occupied),
         ),
         (
             action("b", "z9"),
             ErrorCode::IllegalAction,
-            Some("notation"),
+            Some(IllegalReason::Notation),
         ),
         (
             action("c", "c1-c2"),
             ErrorCode::IllegalAction,
-            Some("must_place"),
+            Some(IllegalReason::MustPlace),
         ),
         (action("", "c1"), ErrorCode::InvalidId, None),
         (action(&"x".repeat(65), "c1"), ErrorCode::InvalidId, None),
@@ -129,7 +132,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         let shown = format!("{message:?}");
         let (got, got_reason) = refused(host, message).await;
         assert_eq!(got, code, "{shown}");
-        assert_eq!(got_reason.as_deref(), reason, "{shown}");
+        assert_eq!(got_reason, reason, "{shown}");
     }
     // Out of turn: the tigers play while it is the goats' move.
     let (code, _) = refused(&mut seated.guest, action("d", "b2-b3")).await;
@@ -215,33 +218,68 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
 }
 on_both!(every_bad_message_is_refused_and_changes_nothing);
 
-async fn an_oversized_frame_closes_the_socket_unread(db: &TestDb) {
+/// Sends `count` pings back to back without reading.
+async fn flood(client: &mut Client, count: usize) {
+    for _ in 0..count {
+        client.feed_raw(json(&ClientMessage::Ping)).await;
+    }
+    client.flush().await;
+}
+
+/// Reads until the close frame, allowing only `allowed` messages before
+/// it; returns the close frame and whether `seen` came before it. A reset
+/// instead of a close frame fails.
+async fn close_after(
+    client: &mut Client,
+    seen: ErrorCode,
+    allowed: impl Fn(&ServerMessage) -> bool,
+) -> (CloseFrame, bool) {
+    let mut saw = false;
+    loop {
+        match client.next().await {
+            Ok(ServerMessage::Error { code, .. }) if code == seen => saw = true,
+            Ok(other) if allowed(&other) => {}
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(Closed::Frame(Some(frame))) => return (frame, saw),
+            Err(other) => panic!("expected a close frame, got {other:?}"),
+        }
+    }
+}
+
+async fn an_oversized_frame_is_refused_with_a_close_frame_not_a_reset(db: &TestDb) {
     let server = TestServer::start(db).await;
     let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
     let table = seated.table().to_owned();
-    let huge = format!(
-        r#"{{"type":"action","id":"big","action":"{}"}}"#,
-        "c".repeat(20 * 1024)
-    );
-    seated.host.send_raw(Message::text(huge)).await;
-    loop {
-        match seated.host.next().await {
-            Ok(ServerMessage::Error { code, .. }) => assert_eq!(code, ErrorCode::TooLarge),
-            Ok(ServerMessage::Presence(_)) => {}
-            Ok(other) => panic!("unexpected {other:?}"),
-            Err(Closed::Frame(Some(frame))) => {
-                assert_eq!(u16::from(frame.code), 1009);
-                break;
-            }
-            Err(other) => panic!("expected a 1009 close, got {other:?}"),
-        }
+    // Three times, each from a fresh socket that goes on sending after
+    // the oversized frame: unread bytes must not turn the close into a
+    // reset.
+    for _ in 0..3 {
+        let mut client = server.connect().await;
+        client
+            .hello(&table, seated.created.secret.as_deref().unwrap(), None)
+            .await;
+        let huge = format!(
+            r#"{{"type":"action","id":"big","action":"{}"}}"#,
+            "c".repeat(60 * 1024)
+        );
+        client.send_raw(Message::text(huge)).await;
+        flood(&mut client, 2000).await;
+        let (frame, saw) = close_after(&mut client, ErrorCode::TooLarge, |m| {
+            matches!(m, ServerMessage::Presence(_))
+        })
+        .await;
+        assert!(saw, "too_large before the close");
+        assert_eq!(u16::from(frame.code), 1009);
+        assert_eq!(frame.reason.as_str(), "message too big");
     }
+    // The first socket of the seat was replaced, and the game is untouched.
+    let _ = seated.host.next().await;
     assert!(record(&server, &table).await.moves.is_empty());
     server.stop().await;
 }
-on_both!(an_oversized_frame_closes_the_socket_unread);
+on_both!(an_oversized_frame_is_refused_with_a_close_frame_not_a_reset);
 
-async fn a_flood_of_messages_is_cut_off_with_a_reason(db: &TestDb) {
+async fn a_burst_of_pings_past_the_budget_gets_a_close_frame_not_a_reset(db: &TestDb) {
     let mut config = TestServer::config(db);
     config.rate = RateLimit {
         burst: NonZeroU32::new(5).unwrap(),
@@ -249,35 +287,25 @@ async fn a_flood_of_messages_is_cut_off_with_a_reason(db: &TestDb) {
     };
     let server = TestServer::start_with(config).await;
     let created = server.create(&request(Opponent::Friend, 0)).await;
-    let mut client = server.connect().await;
-    // hello is one message; then pings until the budget is spent.
-    client
-        .hello(&created.table, created.secret.as_deref().unwrap(), None)
+    for _ in 0..3 {
+        let mut client = server.connect().await;
+        // hello is one message; then pings back to back, far more than
+        // the budget and than the server reads at once.
+        client
+            .hello(&created.table, created.secret.as_deref().unwrap(), None)
+            .await;
+        flood(&mut client, 2000).await;
+        let (frame, saw) = close_after(&mut client, ErrorCode::RateLimited, |m| {
+            matches!(m, ServerMessage::Pong | ServerMessage::Presence(_))
+        })
         .await;
-    for _ in 0..50 {
-        client.send_raw(json(&ClientMessage::Ping)).await;
+        assert!(saw, "rate_limited before the close");
+        assert_eq!(u16::from(frame.code), 1008);
+        assert_eq!(frame.reason.as_str(), "rate limited");
     }
-    let mut saw_error = false;
-    loop {
-        match client.next().await {
-            Ok(ServerMessage::Pong) => {}
-            Ok(ServerMessage::Error { code, .. }) => {
-                assert_eq!(code, ErrorCode::RateLimited);
-                saw_error = true;
-            }
-            Ok(other) => panic!("unexpected {other:?}"),
-            Err(Closed::Frame(Some(frame))) => {
-                assert_eq!(u16::from(frame.code), 1008);
-                assert_eq!(frame.reason.as_str(), "rate limited");
-                break;
-            }
-            Err(other) => panic!("expected a close, got {other:?}"),
-        }
-    }
-    assert!(saw_error);
     server.stop().await;
 }
-on_both!(a_flood_of_messages_is_cut_off_with_a_reason);
+on_both!(a_burst_of_pings_past_the_budget_gets_a_close_frame_not_a_reset);
 
 async fn bad_table_requests_name_the_field(db: &TestDb) {
     let server = TestServer::start(db).await;
@@ -325,7 +353,17 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
             422,
             Some("clock.moves"),
         ),
+        (r#"{"opponent":null}"#, 422, Some("opponent")),
+        (r#"{"opponent":"friend","side":null}"#, 422, Some("side")),
+        (
+            r#"{"opponent":"friend","spectators":null}"#,
+            422,
+            Some("spectators"),
+        ),
         ("not json", 400, None),
+        (r#"{"opponent":"friend"} trailing"#, 400, None),
+        ("[1,2]", 400, None),
+        (r#""friend""#, 400, None),
     ] {
         let (got, answer) = server.post("/api/tables", body).await;
         assert_eq!(got, status, "{body}: {answer}");
@@ -334,6 +372,30 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
     }
     let (status, _) = server.post("/api/tables", &"x".repeat(20 * 1024)).await;
     assert_eq!(status, 413);
+    for headers in [&[][..], &[("Content-Type", "text/plain")]] {
+        let (status, _, body) = http_with(
+            server.addr,
+            "POST",
+            "/api/tables",
+            headers,
+            r#"{"opponent":"friend"}"#,
+        )
+        .await;
+        assert_eq!(status, 415, "{headers:?}");
+        let error: baghchal_protocol::ApiError = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            error.error,
+            baghchal_protocol::ApiErrorCode::UnsupportedMediaType
+        );
+    }
+    for path in [
+        "/t/..%2f..%2fCargo.toml",
+        "/t/not-a-table",
+        "/t/..%2fREADME.md",
+    ] {
+        let (status, _) = server.get(path).await;
+        assert_eq!(status, 404, "{path}");
+    }
     let (status, body) = server.get("/healthz").await;
     assert_eq!((status, body.as_str()), (200, "ok"));
     let (status, _) = server

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
+use baghchal_server::client_limit::TableLimit;
 use baghchal_server::table::Pace;
 use baghchal_server::time::{ManualClock, Timestamp};
 use baghchal_server::ws::RateLimit;
@@ -134,6 +135,11 @@ impl TestServer {
             burst: NonZeroU32::new(100_000).unwrap(),
             per_second: NonZeroU32::new(100_000).unwrap(),
         };
+        // Every test's tables come from 127.0.0.1.
+        config.table_limit = TableLimit {
+            burst: NonZeroU32::new(100_000).unwrap(),
+            per_minute: NonZeroU32::new(100_000).unwrap(),
+        };
         config
     }
 
@@ -146,11 +152,25 @@ impl TestServer {
     }
 
     pub async fn start_with(config: Config) -> TestServer {
+        TestServer::start_serving(config, None).await
+    }
+
+    /// A server with `/metrics` on `metrics` instead of its main address.
+    pub async fn start_serving(config: Config, metrics: Option<TcpListener>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_on(listener, config, metrics).await
+    }
+
+    /// A server on a listener made by the test.
+    pub async fn start_on(
+        listener: TcpListener,
+        config: Config,
+        metrics: Option<TcpListener>,
+    ) -> TestServer {
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
-            baghchal_server::run(listener, config, async {
+            baghchal_server::run_with_metrics(listener, metrics, config, async {
                 let _ = stopped.await;
             })
             .await
@@ -194,22 +214,35 @@ impl TestServer {
     }
 }
 
-/// A minimal HTTP/1.1 exchange.
+/// A minimal HTTP/1.1 exchange with a JSON body.
 pub async fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
-    let (status, _, body) = http_with_head(addr, method, path, body).await;
+    let (status, _, body) = http_with(
+        addr,
+        method,
+        path,
+        &[("Content-Type", "application/json")],
+        body,
+    )
+    .await;
     (status, body)
 }
 
-/// A minimal HTTP/1.1 exchange, with the answer's head (lowercased).
-pub async fn http_with_head(
+/// A minimal HTTP/1.1 exchange with these request headers; returns the
+/// status, the response's head (status line and headers) and its body.
+pub async fn http_with(
     addr: SocketAddr,
     method: &str,
     path: &str,
+    headers: &[(&str, &str)],
     body: &str,
 ) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
+    let headers: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -219,8 +252,12 @@ pub async fn http_with_head(
         .await
         .expect("an HTTP answer")
         .unwrap();
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let (head, rest) = response.split_once("\r\n\r\n").unwrap();
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let rest = &response[split + 4..];
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     let chunked = head
         .to_ascii_lowercase()
@@ -228,20 +265,44 @@ pub async fn http_with_head(
     let body = if chunked {
         dechunk(rest)
     } else {
-        rest.to_owned()
+        rest.to_vec()
     };
+    // A compressed body is not text; it is shown lossily.
+    (status, head, String::from_utf8_lossy(&body).into_owned())
+}
+
+/// A minimal HTTP/1.1 exchange with a JSON body, with the answer's head
+/// (lowercased).
+pub async fn http_with_head(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, String, String) {
+    let (status, head, body) = http_with(
+        addr,
+        method,
+        path,
+        &[("Content-Type", "application/json")],
+        body,
+    )
+    .await;
     (status, head.to_ascii_lowercase(), body)
 }
 
-fn dechunk(mut text: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = text.split_once("\r\n") {
-        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if size == 0 {
+fn dechunk(mut bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(line) = bytes.windows(2).position(|w| w == b"\r\n") {
+        let size = std::str::from_utf8(&bytes[..line])
+            .ok()
+            .and_then(|s| usize::from_str_radix(s.trim(), 16).ok())
+            .unwrap_or(0);
+        let rest = &bytes[line + 2..];
+        if size == 0 || rest.len() < size {
             break;
         }
-        out.push_str(&rest[..size]);
-        text = rest[size..].trim_start_matches("\r\n");
+        out.extend_from_slice(&rest[..size]);
+        bytes = rest[size..].strip_prefix(b"\r\n").unwrap_or(&rest[size..]);
     }
     out
 }
@@ -293,6 +354,22 @@ impl Client {
         }
     }
 
+    /// A websocket over a TCP connection made by the test.
+    pub async fn over(stream: TcpStream, addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .unwrap();
+        Client {
+            ws,
+            frames: Vec::new(),
+            version: 0,
+            next_id: 1,
+        }
+    }
+
     pub async fn send(&mut self, message: &ClientMessage) {
         self.send_raw(Message::text(serde_json::to_string(message).unwrap()))
             .await;
@@ -300,6 +377,17 @@ impl Client {
 
     pub async fn send_raw(&mut self, message: Message) {
         self.ws.send(message).await.unwrap();
+    }
+
+    /// Queues a message without flushing it (see [`Client::flush`]). A
+    /// server that closed meanwhile is not an error here.
+    pub async fn feed_raw(&mut self, message: Message) {
+        let _ = self.ws.feed(message).await;
+    }
+
+    /// Sends what [`Client::feed_raw`] queued.
+    pub async fn flush(&mut self) {
+        let _ = self.ws.flush().await;
     }
 
     /// The next message; panics on a close.
@@ -487,7 +575,8 @@ pub fn field<'a>(value: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Declares a scenario's tests: on SQLite always, on PostgreSQL when
-/// `BAGHCHAL_TEST_POSTGRES` is set.
+/// `BAGHCHAL_TEST_POSTGRES` is set (the build script then sets the
+/// `test_postgres` cfg; without it the PostgreSQL variant is ignored).
 #[macro_export]
 macro_rules! on_both {
     ($scenario:ident) => {
@@ -499,11 +588,16 @@ macro_rules! on_both {
             }
 
             #[tokio::test]
+            #[cfg_attr(
+                not(test_postgres),
+                ignore = "BAGHCHAL_TEST_POSTGRES was not set when the tests were built"
+            )]
             async fn on_postgres() {
-                if let Some(db) = $crate::common::TestDb::postgres().await {
-                    super::$scenario(&db).await;
-                    db.cleanup().await;
-                }
+                let db = $crate::common::TestDb::postgres()
+                    .await
+                    .expect("BAGHCHAL_TEST_POSTGRES names the PostgreSQL server");
+                super::$scenario(&db).await;
+                db.cleanup().await;
             }
         }
     };

@@ -54,7 +54,7 @@ async fn a_played_game_is_exported_in_each_notation(db: &TestDb) {
         let (status, body) = server.get(&path).await;
         assert_eq!(status, 404, "{path}: {body}");
         let error: ApiError = serde_json::from_str(&body).unwrap();
-        assert_eq!(error.error, "not_found");
+        assert_eq!(error.error.as_str(), "not_found");
     }
     server.stop().await;
 }
@@ -70,7 +70,7 @@ async fn a_game_a_notation_cannot_express_is_refused_with_the_reason(db: &TestDb
     let (status, body) = server.get(&path).await;
     assert_eq!(status, 422, "{body}");
     let error: ApiError = serde_json::from_str(&body).unwrap();
-    assert_eq!(error.error, "invalid_notation");
+    assert_eq!(error.error.as_str(), "invalid_notation");
     assert_eq!(error.field.as_deref(), Some("format"));
     assert_eq!(error.message, "the pypi notation has no three-tiger game");
     let path = format!("/api/tables/{}/games/1/notation/obx", seated.table());

@@ -1,0 +1,183 @@
+//! The page's files: embedded in the binary at build time, so that the
+//! server serves its page from any working directory; or, for
+//! development, read from a directory on each request (`--static-dir`).
+//!
+//! Embedded files carry their content type, a weak `ETag` from their
+//! SHA-256 (a repeated request with `If-None-Match` gets `304`), and
+//! `Cache-Control: no-cache` (the names are not fingerprinted, so a
+//! browser revalidates). Answers are compressed (gzip or brotli) when the
+//! browser accepts it and the body is worth it.
+
+use std::path::Path;
+
+use axum::body::Body;
+use axum::extract::{Path as UrlPath, Request};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use rust_embed::RustEmbed;
+use tower::ServiceExt;
+use tower_http::compression::CompressionLayer;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::token;
+
+/// The files of `static/`, in the binary.
+#[derive(RustEmbed)]
+#[folder = "../../static"]
+struct Assets;
+
+/// The page's own views besides `/` and `/t/{table}`, each answered with
+/// `index.html` (the page routes itself).
+const VIEWS: [&str; 2] = ["/analysis", "/learn"];
+
+/// The routes of the page: `/`, its views, `/t/{table}` and
+/// `/t/{table}/games/{game}` (the page, for a table id only) and every
+/// file of the page by its name. From `dir` when given, else from the
+/// binary.
+pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S> {
+    let router = match dir {
+        None => {
+            let index =
+                || get(|headers: HeaderMap| async move { embedded("index.html", &headers) });
+            let table = || {
+                get(
+                    |UrlPath(params): UrlPath<Vec<(String, String)>>, headers: HeaderMap| async move {
+                        if !is_table_path(&params) {
+                            return StatusCode::NOT_FOUND.into_response();
+                        }
+                        embedded("index.html", &headers)
+                    },
+                )
+            };
+            VIEWS
+                .iter()
+                .fold(Router::new().route("/", index()), |r, view| {
+                    r.route(view, index())
+                })
+                .route("/t/{table}", table())
+                .route("/t/{table}/games/{game}", table())
+                .fallback(get(|uri: Uri, headers: HeaderMap| async move {
+                    embedded(uri.path().trim_start_matches('/'), &headers)
+                }))
+        }
+        Some(dir) => {
+            let index = ServeFile::new(dir.join("index.html"));
+            let table = |index: ServeFile| {
+                get(
+                    move |UrlPath(params): UrlPath<Vec<(String, String)>>, request: Request| async move {
+                        if !is_table_path(&params) {
+                            return StatusCode::NOT_FOUND.into_response();
+                        }
+                        index.oneshot(request).await.into_response()
+                    },
+                )
+            };
+            VIEWS
+                .iter()
+                .fold(
+                    Router::new().route_service("/", index.clone()),
+                    |r, view| r.route_service(view, index.clone()),
+                )
+                .route("/t/{table}", table(index.clone()))
+                .route("/t/{table}/games/{game}", table(index))
+                .fallback_service(ServeDir::new(dir))
+        }
+    };
+    router.layer(CompressionLayer::new())
+}
+
+/// Whether a page path's parameters name a table (and a game number).
+fn is_table_path(params: &[(String, String)]) -> bool {
+    params.iter().all(|(name, value)| match name.as_str() {
+        "table" => token::is_table_id(value),
+        "game" => value.parse::<u32>().is_ok_and(|n| n >= 1),
+        _ => false,
+    })
+}
+
+/// An embedded file, or 404.
+fn embedded(name: &str, headers: &HeaderMap) -> Response {
+    let Some(file) = Assets::get(name) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let etag = etag(&file.metadata.sha256_hash());
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut response = Response::new(Body::from(file.data.into_owned()));
+        if let Ok(kind) = HeaderValue::from_str(content_type(name, file.metadata.mimetype())) {
+            response.headers_mut().insert(header::CONTENT_TYPE, kind);
+        }
+        response
+    };
+    let headers = response.headers_mut();
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
+        headers.insert(header::ETAG, etag);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// The content type of a file of the page (text in UTF-8).
+fn content_type<'a>(name: &str, guessed: &'a str) -> &'a str {
+    match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("json") => "application/json",
+        _ => guessed,
+    }
+}
+
+/// A weak entity tag (weak: the bytes sent may be compressed).
+fn etag(hash: &[u8; 32]) -> String {
+    let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("W/\"{hex}\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_is_in_the_binary() {
+        for name in [
+            "index.html",
+            "app.js",
+            "style.css",
+            "wire.js",
+            "close-codes.js",
+        ] {
+            assert!(Assets::get(name).is_some(), "{name}");
+        }
+        assert!(Assets::get("../Cargo.toml").is_none());
+    }
+
+    #[test]
+    fn an_unchanged_file_is_not_sent_again() {
+        let first = embedded("app.js", &HeaderMap::new());
+        assert_eq!(first.status(), StatusCode::OK);
+        assert_eq!(
+            first.headers()[header::CONTENT_TYPE],
+            "text/javascript; charset=utf-8"
+        );
+        let tag = first.headers()[header::ETAG].clone();
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, tag);
+        assert_eq!(
+            embedded("app.js", &headers).status(),
+            StatusCode::NOT_MODIFIED
+        );
+        assert_eq!(
+            embedded("no-such-file.js", &HeaderMap::new()).status(),
+            StatusCode::NOT_FOUND
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! The server's metrics in the Prometheus text format: every name is
+//! defined here, recorded through the `metrics` facade at the place where
+//! the thing happens, and rendered by `GET /metrics`.
+//!
+//! | metric | kind | labels |
+//! |---|---|---|
+//! | `baghchal_tables_open` | gauge | |
+//! | `baghchal_sockets` | gauge | `role`: `unjoined`, `player`, `spectator` |
+//! | `baghchal_actions_total` | counter | `outcome`: `accepted` or an error code |
+//! | `baghchal_commit_seconds` | histogram | |
+//! | `baghchal_commit_batch_size` | histogram | |
+//! | `baghchal_engine_think_seconds` | histogram | `level` |
+//! | `baghchal_socket_closes_total` | counter | `code` (1001, 1008, 1009, 4000, 4001, 4002) |
+//! | `baghchal_tables_rate_limited_total` | counter | |
+//! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
+//! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use baghchal_protocol::{CloseCode, ErrorCode};
+use metrics::{counter, gauge, histogram};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::tablebase::TablebaseState;
+
+/// The process's recorder, installed on first use. One process may run
+/// several servers (tests do); they share it.
+pub fn handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let seconds = [
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+        ];
+        let sizes = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
+        let builder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &seconds)
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_size".into()), &sizes));
+        let builder = match builder {
+            Ok(builder) => builder,
+            Err(e) => {
+                tracing::warn!(error = %e, "metrics without histogram buckets");
+                PrometheusBuilder::new()
+            }
+        };
+        let recorder = builder.build_recorder();
+        let handle = recorder.handle();
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("another metrics recorder is installed; /metrics shows nothing");
+        }
+        handle
+    })
+}
+
+/// The text of `GET /metrics`, with the gauges of what is read at a
+/// glance (open tables, the tablebase) taken now.
+pub fn render(tables_open: usize, tablebase: TablebaseState) -> String {
+    let handle = handle();
+    gauge!("baghchal_tables_open").set(tables_open as f64);
+    let ready = matches!(tablebase, TablebaseState::Ready);
+    gauge!("baghchal_tablebase_ready").set(if ready { 1.0 } else { 0.0 });
+    let progress = match tablebase {
+        TablebaseState::Ready => 1.0,
+        TablebaseState::Building { done, total } if total > 0 => done as f64 / total as f64,
+        _ => 0.0,
+    };
+    gauge!("baghchal_tablebase_build_progress").set(progress);
+    handle.render()
+}
+
+/// Drains the histograms' pending samples into their buckets, so that
+/// memory stays bounded between scrapes.
+pub fn upkeep() {
+    handle().run_upkeep();
+}
+
+/// How often [`upkeep`] runs.
+pub const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// What a socket is, for the `baghchal_sockets` gauge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SocketRole {
+    /// Connected, no table yet.
+    Unjoined,
+    /// In a seat.
+    Player,
+    /// In the gallery.
+    Spectator,
+}
+
+impl SocketRole {
+    fn label(self) -> &'static str {
+        match self {
+            SocketRole::Unjoined => "unjoined",
+            SocketRole::Player => "player",
+            SocketRole::Spectator => "spectator",
+        }
+    }
+}
+
+/// A socket took a role (`Some`) or left one (`from`).
+pub fn socket_moved(from: Option<SocketRole>, to: Option<SocketRole>) {
+    if let Some(from) = from {
+        gauge!("baghchal_sockets", "role" => from.label()).decrement(1.0);
+    }
+    if let Some(to) = to {
+        gauge!("baghchal_sockets", "role" => to.label()).increment(1.0);
+    }
+}
+
+/// A player's action or command was accepted and stored.
+pub fn action_accepted() {
+    counter!("baghchal_actions_total", "outcome" => "accepted").increment(1);
+}
+
+/// A player's action or command was refused with `code`.
+pub fn action_refused(code: ErrorCode) {
+    let label = serde_json::to_value(code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into());
+    counter!("baghchal_actions_total", "outcome" => label).increment(1);
+}
+
+/// The storage writer committed `events` in one transaction.
+pub fn committed(events: usize, took: Duration) {
+    histogram!("baghchal_commit_seconds").record(took.as_secs_f64());
+    histogram!("baghchal_commit_batch_size").record(events as f64);
+}
+
+/// The computer chose an action at `level`.
+pub fn thought(level: u16, took: Duration) {
+    histogram!("baghchal_engine_think_seconds", "level" => level.to_string())
+        .record(took.as_secs_f64());
+}
+
+/// A socket was closed by the server.
+pub fn closed(code: CloseCode) {
+    counter!("baghchal_socket_closes_total", "code" => code.code().to_string()).increment(1);
+}
+
+/// A table request was refused for its address's budget.
+pub fn tables_rate_limited() {
+    counter!("baghchal_tables_rate_limited_total").increment(1);
+}

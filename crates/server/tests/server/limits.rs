@@ -1,0 +1,101 @@
+//! The server's own limits: the most tables open at once, and a consumer
+//! too slow for its table.
+
+use std::sync::Arc;
+
+use baghchal_engine::Level;
+use baghchal_protocol::{ApiError, ApiErrorCode, Opponent, ServerMessage};
+use baghchal_rules::{Action, Position};
+use baghchal_server::bot::Bot;
+use tokio::net::TcpSocket;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::{request, spectator_token, Client, Closed, TestDb, TestServer};
+use crate::on_both;
+
+async fn past_the_open_table_limit_a_new_table_is_refused_with_503(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.max_tables = 2;
+    let server = TestServer::start_with(config).await;
+    let body = serde_json::to_string(&request(Opponent::Friend, 0)).unwrap();
+    for _ in 0..2 {
+        assert_eq!(server.post("/api/tables", &body).await.0, 201);
+    }
+    let (status, answer) = server.post("/api/tables", &body).await;
+    assert_eq!(status, 503, "{answer}");
+    let error: ApiError = serde_json::from_str(&answer).unwrap();
+    assert_eq!(error.error, ApiErrorCode::Unavailable);
+    assert!(error.message.contains("full"), "{}", error.message);
+    server.stop().await;
+}
+on_both!(past_the_open_table_limit_a_new_table_is_refused_with_503);
+
+/// The computer at once: the first legal action.
+struct Hasty;
+
+impl Bot for Hasty {
+    fn choose(&self, position: &Position, _: Level, _: u64) -> Option<Action> {
+        position.legal_actions().into_iter().next()
+    }
+}
+
+/// A websocket whose receive buffer is as small as the system allows, so
+/// that a client that stops reading soon holds up the server's writes.
+async fn cramped_client(server: &TestServer) -> Client {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(1024).unwrap();
+    let stream = socket.connect(server.addr).await.unwrap();
+    Client::over(stream, server.addr).await
+}
+
+// On SQLite only: what it checks is the table's and the socket's, and
+// filling the socket's buffers takes thousands of commits.
+#[tokio::test]
+async fn a_spectator_that_stops_reading_is_closed_with_4001_while_play_goes_on() {
+    let db = TestDb::sqlite();
+    let mut config = TestServer::config(&db);
+    config.bot = Arc::new(Hasty);
+    // The server's sockets get small send buffers too (accepted sockets
+    // inherit the listener's), so that a few hundred events fill them.
+    let listener = TcpSocket::new_v4().unwrap();
+    listener.set_send_buffer_size(4096).unwrap();
+    listener.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let server = TestServer::start_on(listener.listen(64).unwrap(), config, None).await;
+    // The computer on both seats plays on, game after game.
+    let created = server.create(&request(Opponent::Bots, 2)).await;
+    let watch = spectator_token(&created);
+    let mut reader = server.connect().await;
+    reader.hello(&created.table, &watch, None).await;
+    let mut idle = cramped_client(&server).await;
+    idle.send_raw(Message::text(
+        serde_json::json!({"type": "hello", "table": created.table, "token": watch}).to_string(),
+    ))
+    .await;
+    // The idle spectator reads nothing; the reader sees the gallery go
+    // from two to one when the table drops the idle one.
+    let mut seen_two = false;
+    reader
+        .until(|m| match m {
+            ServerMessage::Presence(p) if p.spectators == 2 => {
+                seen_two = true;
+                None
+            }
+            ServerMessage::Presence(p) if seen_two && p.spectators == 1 => Some(()),
+            _ => None,
+        })
+        .await;
+    // What the idle one finds when it reads at last: what was queued,
+    // then the close.
+    loop {
+        match idle.next().await {
+            Ok(_) => {}
+            Err(Closed::Frame(Some(frame))) => {
+                assert_eq!(u16::from(frame.code), 4001);
+                assert_eq!(frame.reason.as_str(), "too slow");
+                break;
+            }
+            Err(other) => panic!("expected the 4001 close, got {other:?}"),
+        }
+    }
+    server.stop().await;
+}
