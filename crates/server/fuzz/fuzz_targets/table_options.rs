@@ -25,6 +25,7 @@ fuzz_target!(|body: &[u8]| {
         level: options.level.map(Level::get),
         spectators: options.spectator_seats,
         variant: options.variant(),
+        clock: options.clock_to_wire(),
     };
     let json = serde_json::to_vec(&again).expect("a request encodes");
     assert_eq!(parse_request(&json).ok(), Some(options));
