@@ -285,8 +285,14 @@ test('Nepali reads as Nepali: key names, digits in fields and counters, and the 
   await p.page.waitForFunction(() => /२ मध्ये/.test(document.querySelector('.spectators')?.textContent || ''));
   await playByMouse(p.page, 'c3');
   // Announcements end their sentences with the danda, never with ".".
-  await p.page.waitForFunction(() => /तपाईंको पालो/.test(document.getElementById('live')?.textContent || ''));
-  const said = await text(p.page, '#live');
+  // Read the announcement in the same moment it is seen: the live region
+  // is rewritten for each announcement.
+  const said = await p.page
+    .waitForFunction(() => {
+      const now = document.getElementById('live')?.textContent || '';
+      return /तपाईंको पालो/.test(now) ? now : null;
+    })
+    .then((handle) => handle.jsonValue());
   assert.doesNotMatch(said, /\./);
   assert.match(said, /।$/);
   clean(p);
