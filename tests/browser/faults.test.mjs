@@ -5,7 +5,7 @@
 // and the Nepali rendering.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, point, playByMouse, text } from './harness.mjs';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, point, playByMouse, text, clean } from './harness.mjs';
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -22,13 +22,6 @@ after(async () => {
   await server?.stop();
 });
 
-/**
- * Asserts that a page logged no error and threw nothing.
- * @param {{problems: string[]}} p
- */
-function clean(p) {
-  assert.deepEqual(p.problems, []);
-}
 
 /**
  * What holds the focus: a point of the board, an element's id, or `body`.

@@ -4,10 +4,8 @@
 // learn page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, plies, point, playByMouse, link, seriousViolations, screenshot, text } from './harness.mjs';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, plies, point, playByMouse, link, seriousViolations, screenshot, text, clean, THREE_GOAT_WIN } from './harness.mjs';
 
-/** A short game to a finish when the tigers need only three goats: each goat is placed where a tiger takes it. */
-const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -24,17 +22,6 @@ after(async () => {
   await server?.stop();
 });
 
-/**
- * Asserts that a page logged no error and threw nothing.
- * @param {{problems: string[]}} p
- * @param {RegExp} [expected] errors this test causes on purpose
- */
-function clean(p, expected) {
-  assert.deepEqual(
-    p.problems.filter((m) => !(expected && expected.test(m))),
-    [],
-  );
-}
 
 /**
  * A friend table with both seats taken, in two contexts.

@@ -1,6 +1,7 @@
 // What the browser tests share: the real server on a free port with its own
 // SQLite file, one headless Chromium, and small helpers that act the way a
 // person does (clicks, taps, keys) and wait for what the page shows.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -239,4 +240,19 @@ export async function screenshot(page, name) {
  */
 export async function text(page, selector) {
   return (await page.locator(selector).textContent()) || '';
+}
+
+/** A short game to a finish when the tigers need only three goats: each goat is placed where a tiger takes it. */
+export const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
+
+/**
+ * Asserts that a page logged no error and threw nothing.
+ * @param {{problems: string[]}} p
+ * @param {RegExp} [expected] errors this test causes on purpose
+ */
+export function clean(p, expected) {
+  assert.deepEqual(
+    p.problems.filter((m) => !(expected && expected.test(m))),
+    [],
+  );
 }

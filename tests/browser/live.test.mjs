@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, screenshot, text } from './harness.mjs';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, screenshot, text, clean, THREE_GOAT_WIN } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -58,8 +58,6 @@ async function recordedTable(script) {
   return { ...p, sent, sentOf };
 }
 
-/** A short game to a finish when the tigers need only three goats. */
-const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -76,13 +74,6 @@ after(async () => {
   await server?.stop();
 });
 
-/**
- * Asserts that a page logged no error and threw nothing.
- * @param {{problems: string[]}} p
- */
-function clean(p) {
-  assert.deepEqual(p.problems, []);
-}
 
 /**
  * A page whose audio is listened to: every audio context made, and every

@@ -17,10 +17,10 @@ import {
   seriousViolations,
   screenshot,
   text,
+  clean,
+  THREE_GOAT_WIN,
 } from './harness.mjs';
 
-/** A short game to a finish when the tigers need only three goats. */
-const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -37,17 +37,6 @@ after(async () => {
   await server?.stop();
 });
 
-/**
- * Asserts that a page logged no error and threw nothing.
- * @param {{problems: string[]}} p
- * @param {RegExp} [expected] errors this test causes on purpose
- */
-function clean(p, expected) {
-  assert.deepEqual(
-    p.problems.filter((m) => !(expected && expected.test(m))),
-    [],
-  );
-}
 
 test('the home page offers every table option and passes an accessibility scan', async () => {
   const home = await newPage(browser);
