@@ -236,6 +236,8 @@ export class GameView {
               'aria-label': t('copyNotation', { format: t(label) }),
               text: t('copy'),
               onclick: async () => {
+                // A second copy is announced afresh, and never read as the first one's outcome.
+                status.textContent = '';
                 try {
                   const res = await fetch(href);
                   if (!res.ok) {

@@ -309,6 +309,9 @@ export class TableView {
       case 'draw_declined':
         parts.push(t('announceDrawDeclined', { side: sideName(event.side) }));
         break;
+      case 'draw_withdrawn':
+        parts.push(t('announceDrawWithdrawn', { side: sideName(event.side) }));
+        break;
       case 'draw_agreed':
         break;
       case 'rematch_offered':

@@ -262,6 +262,7 @@
  *   | {kind: 'resigned', side: Side}
  *   | {kind: 'draw_offered', side: Side}
  *   | {kind: 'draw_declined', side: Side}
+ *   | {kind: 'draw_withdrawn', side: Side}
  *   | {kind: 'draw_agreed'}
  *   | {kind: 'rematch_offered', side: Side}
  *   | {kind: 'rematch_started', game: number}

@@ -347,8 +347,9 @@ test('each notation of a finished game is exported from its page and pasted back
     assert.match(res.headers.get('content-type') || '', /^text\/plain/);
     const exported = await res.text();
     // Copy: the same text on the clipboard.
+    const name = await text(page, `.notation li[data-format="${format}"] .notation-name`);
     await page.locator(`.copy-notation[data-format="${format}"]`).click();
-    await page.waitForFunction(() => /Copied as/.test(document.getElementById('notation-status')?.textContent || ''));
+    await page.waitForFunction((n) => document.getElementById('notation-status')?.textContent === `Copied as ${n}.`, name);
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.equal(copied, exported, format);
     // Paste: the analysis board replays the same actions.

@@ -66,6 +66,15 @@ test('a played event adds its action once, and a replayed one is ignored', () =>
   assert.equal(run(s, played), s, 'an event of a version already seen changes nothing');
 });
 
+test('a draw offer that lapses with its maker leaves nothing to accept', () => {
+  const offered = run(initial(true), fixture('server.welcome.host'), fixture('server.snapshot'), fixture('server.event.draw_offered'));
+  assert.equal(offered.game?.draw_offer, 'goats');
+  const lapsed = run(offered, fixture('server.event.draw_withdrawn'));
+  assert.equal(lapsed.game?.draw_offer, null);
+  assert.equal(lapsed.version, 3);
+  assert.deepEqual(lapsed.moves, offered.moves);
+});
+
 test('a rematch empties the move list and swaps the sides', () => {
   const s = run(initial(true), fixture('server.welcome.host'), fixture('server.snapshot'), fixture('server.event.rematch_started'));
   assert.deepEqual(s.moves, []);

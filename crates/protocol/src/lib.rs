@@ -815,6 +815,11 @@ pub enum TableEvent {
         /// Who had asked.
         side: Side,
     },
+    /// The draw offer lapsed because its maker left.
+    DrawWithdrawn {
+        /// Who had offered.
+        side: Side,
+    },
 }
 
 /// Why the server refused a message.

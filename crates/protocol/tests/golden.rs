@@ -619,6 +619,10 @@ fn examples() -> Vec<Example> {
             event(3, TableEvent::DrawDeclined { side: Side::Tigers }, state()),
         ),
         example(
+            "server.event.draw_withdrawn",
+            event(3, TableEvent::DrawWithdrawn { side: Side::Goats }, state()),
+        ),
+        example(
             "server.event.draw_agreed",
             event(
                 3,
@@ -946,6 +950,7 @@ fn every_server_message_type_and_event_kind_has_an_example() {
         "aborted",
         "rematch_declined",
         "rematch_withdrawn",
+        "draw_withdrawn",
     ] {
         assert!(events.contains(kind), "no example of event {kind}");
     }

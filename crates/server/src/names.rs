@@ -223,6 +223,9 @@ pub fn event_to_wire(event: &Event, game_number: u32) -> wire::TableEvent {
         Event::RematchWithdrawn { side } => wire::TableEvent::RematchWithdrawn {
             side: side_to_wire(side),
         },
+        Event::DrawWithdrawn { side } => wire::TableEvent::DrawWithdrawn {
+            side: side_to_wire(side),
+        },
     }
 }
 

@@ -90,6 +90,11 @@ pub enum Event {
         /// Whose request.
         side: Side,
     },
+    /// `side`'s draw offer lapsed: its player left.
+    DrawWithdrawn {
+        /// Whose offer.
+        side: Side,
+    },
 }
 
 /// What the present player claims against an absent one.
@@ -297,10 +302,13 @@ impl Play {
         self.options.opponent == Opponent::Friend
     }
 
-    /// The event that lets `side`'s pending rematch request lapse, if it
-    /// has one.
-    pub fn withdraw_rematch(&self, side: Side) -> Option<Event> {
-        (self.rematch_offer == Some(side)).then_some(Event::RematchWithdrawn { side })
+    /// The events that let `side`'s pending offers lapse (a draw offer
+    /// in the game, a rematch request after it): its player left.
+    pub fn withdraw_offers(&self, side: Side) -> impl Iterator<Item = Event> {
+        let draw = (self.draw_offer == Some(side)).then_some(Event::DrawWithdrawn { side });
+        let rematch =
+            (self.rematch_offer == Some(side)).then_some(Event::RematchWithdrawn { side });
+        draw.into_iter().chain(rematch)
     }
 
     /// Refuses a new offer of `kind` by `side` at `now` beyond the limits.
@@ -557,6 +565,12 @@ impl Play {
             }
             Event::DrawDeclined { .. } => {
                 if self.draw_offer.is_none() {
+                    return Err(Refusal::NoOffer);
+                }
+                self.draw_offer = None;
+            }
+            Event::DrawWithdrawn { side } => {
+                if self.draw_offer != Some(side) {
                     return Err(Refusal::NoOffer);
                 }
                 self.draw_offer = None;
@@ -848,12 +862,35 @@ mod tests {
             Ok(Event::RematchDeclined { side: Side::Tiger })
         );
         assert_eq!(play.state(T0).rematch_offer, None);
-        assert_eq!(play.withdraw_rematch(Side::Goat), None);
+        assert_eq!(play.withdraw_offers(Side::Goat).next(), None);
         act(&mut play, Side::Goat, Intent::Rematch).unwrap();
+        let lapsed: Vec<_> = play.withdraw_offers(Side::Goat).collect();
+        assert_eq!(lapsed, [Event::RematchWithdrawn { side: Side::Goat }]);
+        assert_eq!(play.withdraw_offers(Side::Tiger).next(), None);
+        play.apply(lapsed[0], next_at(&play)).unwrap();
+        assert_eq!(play.state(T0).rematch_offer, None);
+    }
+
+    #[test]
+    fn a_draw_offer_lapses_when_its_maker_leaves_and_only_then() {
+        let mut play = friend_table();
+        act(&mut play, Side::Goat, Intent::OfferDraw).unwrap();
+        // The other side leaving takes nothing away: the offer is not theirs.
+        assert_eq!(play.withdraw_offers(Side::Tiger).next(), None);
+        let lapsed: Vec<_> = play.withdraw_offers(Side::Goat).collect();
+        assert_eq!(lapsed, [Event::DrawWithdrawn { side: Side::Goat }]);
+        play.apply(lapsed[0], next_at(&play)).unwrap();
+        assert_eq!(play.state(T0).draw_offer, None);
+        // Gone: it cannot be accepted, and a second lapse is refused.
         assert_eq!(
-            play.withdraw_rematch(Side::Goat),
-            Some(Event::RematchWithdrawn { side: Side::Goat })
+            play.decide(Side::Tiger, Intent::AcceptDraw, T0),
+            Err(Refusal::NoOffer)
         );
+        assert_eq!(
+            play.apply(Event::DrawWithdrawn { side: Side::Goat }, next_at(&play)),
+            Err(Refusal::NoOffer)
+        );
+        assert_eq!(play.version(), 2);
     }
 
     #[test]

@@ -260,6 +260,7 @@ enum EventKind {
     Aborted,
     RematchDeclined,
     RematchWithdrawn,
+    DrawWithdrawn,
 }
 
 impl EventKind {
@@ -278,6 +279,7 @@ impl EventKind {
             EventKind::Aborted => "aborted",
             EventKind::RematchDeclined => "rematch_declined",
             EventKind::RematchWithdrawn => "rematch_withdrawn",
+            EventKind::DrawWithdrawn => "draw_withdrawn",
         }
     }
 
@@ -296,6 +298,7 @@ impl EventKind {
             "aborted" => EventKind::Aborted,
             "rematch_declined" => EventKind::RematchDeclined,
             "rematch_withdrawn" => EventKind::RematchWithdrawn,
+            "draw_withdrawn" => EventKind::DrawWithdrawn,
             _ => return None,
         })
     }
@@ -336,6 +339,7 @@ impl StoredEvent {
             Event::Aborted { side } => (EventKind::Aborted, Some(side), None),
             Event::RematchDeclined { side } => (EventKind::RematchDeclined, Some(side), None),
             Event::RematchWithdrawn { side } => (EventKind::RematchWithdrawn, Some(side), None),
+            Event::DrawWithdrawn { side } => (EventKind::DrawWithdrawn, Some(side), None),
         };
         StoredEvent {
             version: logged.version,
@@ -381,6 +385,7 @@ fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
         EventKind::Aborted => Event::Aborted { side: side()? },
         EventKind::RematchDeclined => Event::RematchDeclined { side: side()? },
         EventKind::RematchWithdrawn => Event::RematchWithdrawn { side: side()? },
+        EventKind::DrawWithdrawn => Event::DrawWithdrawn { side: side()? },
     };
     let player = match player {
         Some(name) => Some(Player::parse(&name).ok_or("player")?),
@@ -970,6 +975,7 @@ mod tests {
             Event::Aborted { side: Side::Goat },
             Event::RematchDeclined { side: Side::Tiger },
             Event::RematchWithdrawn { side: Side::Goat },
+            Event::DrawWithdrawn { side: Side::Tiger },
         ];
         for (i, event) in events.into_iter().enumerate() {
             for (player, client_id) in [(Some(Player::Guest), Some("7".to_owned())), (None, None)] {

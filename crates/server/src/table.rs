@@ -874,11 +874,15 @@ impl Table {
         }
         tracing::info!(conn_id = conn, "left");
         self.broadcast_presence();
-        // A rematch request lapses when its maker leaves.
+        // A draw offer or a rematch request lapses when its maker leaves.
         if let Some(player) = left {
-            if let Some(event) = self.play.withdraw_rematch(self.play.side_of(player)) {
+            let lapsed: Vec<_> = self
+                .play
+                .withdraw_offers(self.play.side_of(player))
+                .collect();
+            for event in lapsed {
                 if !self.commit(event, None, None).await {
-                    tracing::warn!("a lapsed rematch request could not be stored");
+                    tracing::warn!("a lapsed offer could not be stored");
                 }
             }
         }

@@ -95,6 +95,37 @@ async fn a_rematch_request_lapses_when_its_maker_leaves(db: &TestDb) {
 }
 on_both!(a_rematch_request_lapses_when_its_maker_leaves);
 
+async fn a_draw_offer_lapses_when_its_maker_leaves(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let Seated {
+        mut host,
+        mut guest,
+        ..
+    } = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    guest.send(&ClientMessage::OfferDraw { id: None }).await;
+    let (_, state) = next_event(&mut host).await;
+    assert_eq!(state.draw_offer, Some(Side::Tigers));
+    guest.close().await;
+    let (event, state) = next_event(&mut host).await;
+    assert_eq!(event, TableEvent::DrawWithdrawn { side: Side::Tigers });
+    assert_eq!(state.draw_offer, None);
+    assert_eq!(state.result, None);
+    // Nothing left to accept: the game goes on.
+    let refused = host.refused(&ClientMessage::AcceptDraw { id: None }).await;
+    assert!(
+        matches!(
+            refused,
+            Some(ServerMessage::Error {
+                code: ErrorCode::NoOffer,
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    server.stop().await;
+}
+on_both!(a_draw_offer_lapses_when_its_maker_leaves);
+
 #[tokio::test]
 async fn draw_offers_are_limited_per_player_in_number_and_in_pace() {
     let db = TestDb::sqlite();
