@@ -138,6 +138,14 @@ impl Clocks {
         }
     }
 
+    /// How long the computer playing `side` pauses before it thinks, for
+    /// a table's `pace`: at most a fortieth of the time it has left, so
+    /// that a short clock goes on the game and not on the pause (the
+    /// pause counts against its clock like its thinking).
+    pub fn pace_within(&self, side: Side, pace: Duration) -> Duration {
+        pace.min(self.left(side) / 40)
+    }
+
     /// `side`'s time ran out.
     pub fn flag(&mut self, side: Side) {
         self.left[index(side)] = Duration::ZERO;
@@ -214,6 +222,29 @@ mod tests {
         clocks.flag(Side::Tiger);
         assert_eq!(clocks.left(Side::Tiger), Duration::ZERO);
         assert_eq!(clocks.running(), None);
+    }
+
+    #[test]
+    fn the_computers_pause_shrinks_with_its_time_and_never_grows() {
+        let pace = Duration::from_millis(1200);
+        let mut clocks = Clocks::new(TimeControl::Fischer {
+            initial: Duration::from_secs(5),
+            increment: Duration::ZERO,
+        });
+        assert_eq!(
+            clocks.pace_within(Side::Goat, pace),
+            Duration::from_millis(125)
+        );
+        clocks.acted(Side::Goat, at(0), Some(Side::Tiger));
+        clocks.acted(Side::Tiger, at(0), Some(Side::Goat));
+        clocks.acted(Side::Goat, at(4000), Some(Side::Tiger));
+        assert_eq!(
+            clocks.pace_within(Side::Goat, pace),
+            Duration::from_millis(25)
+        );
+        assert_eq!(blitz().pace_within(Side::Tiger, pace), pace);
+        let days = Clocks::new(TimeControl::DaysPerAction(1));
+        assert_eq!(days.pace_within(Side::Goat, pace), pace);
     }
 
     #[test]

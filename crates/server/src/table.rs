@@ -1255,10 +1255,14 @@ impl Table {
         if self.computer.as_ref().is_some_and(|t| t.key == key) {
             return;
         }
-        let pause = if self.options.opponent == Opponent::Bots {
+        let pace = if self.options.opponent == Opponent::Bots {
             self.context.pace.bots_move
         } else {
             self.context.pace.computer_move
+        };
+        let pause = match self.play.clocks() {
+            Some(clocks) => clocks.pace_within(position.side_to_move(), pace),
+            None => pace,
         };
         self.computer = Some(ComputerTurn {
             key,
