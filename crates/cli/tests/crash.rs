@@ -3,105 +3,36 @@
 //! and every broadcast event is still there; unfinished tables resume.
 //! On SQLite always, on PostgreSQL when `BAGHCHAL_TEST_POSTGRES` is set.
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::process::Stdio;
-use std::time::Duration;
 
 use baghchal_protocol::{ClientMessage, Opponent, ServerMessage, Side, TableCreated};
-use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use support::{send, Server, Ws, PATIENCE};
 
-/// A guard against hanging, not a timing assertion.
-const PATIENCE: Duration = Duration::from_secs(60);
-
-/// The server binary, running.
-struct Server {
-    child: Child,
-    addr: String,
+/// Starts the server on `database_url`.
+async fn start(database_url: &str) -> Server {
+    Server::start(&["--database-url", database_url]).await
 }
 
-impl Server {
-    async fn start(database_url: &str) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_baghchal"))
-            .args(["--addr", "127.0.0.1:0", "--log", "warn"])
-            .args(["--database-url", database_url])
-            .arg("--no-tablebase")
-            .env("BAGHCHAL_WS_RATE", "100000")
-            .env("BAGHCHAL_WS_BURST", "100000")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the baghchal binary starts");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(PATIENCE, lines.next_line())
-            .await
-            .expect("the server prints its address")
-            .unwrap()
-            .expect("a line on stdout");
-        let addr = line
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Server { child, addr }
-    }
-
-    /// SIGKILL: no graceful anything.
-    async fn kill(mut self) {
-        self.child.kill().await.unwrap();
-    }
-
-    async fn create(&self, opponent: Opponent, side: Side) -> TableCreated {
-        let body = serde_json::json!({
+async fn create(server: &Server, opponent: Opponent, side: Side) -> TableCreated {
+    server
+        .create(&serde_json::json!({
             "opponent": opponent, "side": side, "level": 400, "spectators": 1
-        })
-        .to_string();
-        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
-        let request = format!(
-            "POST /api/tables HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.addr,
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).await.unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 201"), "{response}");
-        serde_json::from_str(body).unwrap()
-    }
-
-    async fn connect(&self) -> Ws {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{}/ws", self.addr))
-            .await
-            .unwrap();
-        ws
-    }
-}
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-async fn send(ws: &mut Ws, message: &ClientMessage) -> bool {
-    ws.send(Message::text(serde_json::to_string(message).unwrap()))
+        }))
         .await
-        .is_ok()
 }
 
-/// The next message, or `None` once the connection is gone.
+async fn connect(server: &Server) -> Ws {
+    support::connect(&server.addr).await.expect("a socket")
+}
+
+/// The next message, or `None` once the connection is gone or silent.
 async fn recv(ws: &mut Ws) -> Option<ServerMessage> {
-    loop {
-        match tokio::time::timeout(PATIENCE, ws.next()).await.ok()?? {
-            Ok(Message::Text(text)) => return Some(serde_json::from_str(&text).unwrap()),
-            Ok(Message::Close(_)) | Err(_) => return None,
-            Ok(_) => {}
-        }
-    }
+    tokio::time::timeout(PATIENCE, support::recv(ws))
+        .await
+        .ok()
+        .flatten()
 }
 
 /// What one client saw of its table before the crash: for each ply, the
@@ -165,15 +96,15 @@ async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
 }
 
 async fn crash_and_recover(database_url: &str) {
-    let server = Server::start(database_url).await;
+    let mut server = start(database_url).await;
     let mut tables = Vec::new();
     let mut players = Vec::new();
     for _ in 0..3 {
-        let created = server.create(Opponent::Friend, Side::Goats).await;
+        let created = create(&server, Opponent::Friend, Side::Goats).await;
         let invite = created.opponent_link.as_deref().unwrap();
         let invite = invite.rsplit_once('=').unwrap().1.to_owned();
         // The guest claims its seat first, so that its secret is known.
-        let mut guest = server.connect().await;
+        let mut guest = connect(&server).await;
         send(
             &mut guest,
             &ClientMessage::Hello {
@@ -191,8 +122,8 @@ async fn crash_and_recover(database_url: &str) {
             panic!("the claim gives a secret")
         };
         drop(guest);
-        let host = server.connect().await;
-        let guest = server.connect().await;
+        let host = connect(&server).await;
+        let guest = connect(&server).await;
         let table = created.table.clone();
         let host_secret = created.secret.clone().unwrap();
         players.push(tokio::spawn(play(
@@ -211,13 +142,13 @@ async fn crash_and_recover(database_url: &str) {
     }
     let mut watch = None;
     for side in [Side::Goats, Side::Tigers] {
-        let created = server.create(Opponent::Computer, side).await;
+        let created = create(&server, Opponent::Computer, side).await;
         watch = created
             .spectator_link
             .as_deref()
             .map(|link| link.rsplit_once('=').unwrap().1.to_owned());
         let secret = created.secret.clone().unwrap();
-        let ws = server.connect().await;
+        let ws = connect(&server).await;
         players.push(tokio::spawn(play(
             ws,
             created.table.clone(),
@@ -229,7 +160,7 @@ async fn crash_and_recover(database_url: &str) {
 
     // Let the games run, then kill the server while actions are in
     // flight: a spectator of the last table waits for its 30th ply.
-    let mut watcher = server.connect().await;
+    let mut watcher = connect(&server).await;
     send(
         &mut watcher,
         &ClientMessage::Hello {
@@ -261,10 +192,10 @@ async fn crash_and_recover(database_url: &str) {
     assert!(committed > 20, "too little was played before the kill");
 
     // Restart on the same database: every committed action is there.
-    let server = Server::start(database_url).await;
+    let mut server = start(database_url).await;
     let mut moves_of = Vec::new();
     for (table, secret) in &tables {
-        let mut ws = server.connect().await;
+        let mut ws = connect(&server).await;
         send(
             &mut ws,
             &ClientMessage::Hello {

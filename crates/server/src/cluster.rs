@@ -9,6 +9,14 @@
 //!   socket's commands there ([`Remote`]); the owner relays what the table
 //!   sends that connection, in order, to `CLUSTER.node.NODE.conn.KEY`, and
 //!   the holder puts it into the socket's outbox.
+//! - NATS delivers at most once: a frame can vanish (NATS restarting, a
+//!   node reconnecting). Each relayed frame carries its number in the
+//!   connection's sequence; the holder delivers them strictly in sequence,
+//!   drops one it has delivered already, and on a missing one closes the
+//!   socket with 1012, so that its client reconnects with `since` and the
+//!   table sends exactly the events it missed (or a snapshot). The holder
+//!   also learns, from each answer to its watch, how many frames the owner
+//!   sent, which finds a lost last frame that no later frame would reveal.
 //! - Both ends watch each other: the holder asks after each remote
 //!   connection every half lease and closes the socket with 1012 (reconnect)
 //!   when its owner is gone; the owner drops a remote connection nobody asked
@@ -77,6 +85,11 @@ struct RemoteConn {
     /// Whether the owner took it.
     joined: bool,
     outbox: Outbox,
+    /// The number of the last frame delivered (frames count from 1).
+    received: u64,
+    /// How many frames the owner had sent at the previous watch: by now
+    /// every one of them has had half a lease to arrive.
+    owner_sent: u64,
 }
 
 /// A socket as the node that holds it names it: the node and its key
@@ -89,10 +102,20 @@ struct Holder {
     key: u64,
 }
 
-/// The remote connections of a table, at its owner: their id at the
-/// table, a weak end of their outbox (dead once the table drops them) and
-/// when they were last asked after.
-type RemoteConns = HashMap<Holder, (ConnId, mpsc::WeakSender<Outgoing>, Instant)>;
+/// A remote connection of a table, at its owner.
+struct Relayed {
+    /// Its id at the table.
+    conn: ConnId,
+    /// A weak end of its outbox: dead once the table drops it.
+    outbox: mpsc::WeakSender<Outgoing>,
+    /// When its holder last asked after it.
+    seen: Instant,
+    /// How many frames its relay has sent.
+    sent: Arc<AtomicU64>,
+}
+
+/// The remote connections of a table, at its owner.
+type RemoteConns = HashMap<Holder, Relayed>;
 
 /// What a node asks a table's owner.
 #[derive(Serialize, Deserialize, Debug)]
@@ -136,6 +159,9 @@ enum Reply {
     },
     Alive {
         alive: bool,
+        /// How many frames the owner has sent the connection.
+        #[serde(default)]
+        sent: u64,
     },
     Record {
         record: Option<wire::GameRecord>,
@@ -235,23 +261,71 @@ fn static_reason(reason: &str) -> &'static str {
         .unwrap_or("closed")
 }
 
-/// A frame for a remote connection: `T` and the text, `C`, the code and
-/// the reason, or `E` when the table dropped the connection.
-fn relay_frame(outgoing: Option<&Outgoing>) -> Bytes {
-    match outgoing {
-        Some(Outgoing::Text(text)) => {
-            let mut frame = Vec::with_capacity(1 + text.len());
-            frame.push(b'T');
-            frame.extend_from_slice(text.as_bytes());
-            Bytes::from(frame)
-        }
+/// Frame `seq` (from 1) for a remote connection: a kind, the number in
+/// eight bytes (big-endian), then for `T` the text, for `C` the code and
+/// the reason; `E` when the table dropped the connection.
+fn relay_frame(seq: u64, outgoing: Option<&Outgoing>) -> Bytes {
+    let (kind, body): (u8, Vec<u8>) = match outgoing {
+        Some(Outgoing::Text(text)) => (b'T', text.as_bytes().to_vec()),
         Some(Outgoing::Close(close)) => {
-            let mut frame = vec![b'C'];
-            frame.extend_from_slice(&close.code().to_be_bytes());
-            frame.extend_from_slice(close.reason().as_bytes());
-            Bytes::from(frame)
+            let mut body = close.code().to_be_bytes().to_vec();
+            body.extend_from_slice(close.reason().as_bytes());
+            (b'C', body)
         }
-        None => Bytes::from_static(b"E"),
+        None => (b'E', Vec::new()),
+    };
+    let mut frame = Vec::with_capacity(9 + body.len());
+    frame.push(kind);
+    frame.extend_from_slice(&seq.to_be_bytes());
+    frame.extend_from_slice(&body);
+    Bytes::from(frame)
+}
+
+/// A relayed frame's number and what it carries (`None`: the connection
+/// ends, or a close code this node does not know); `None` for a frame
+/// that cannot be read.
+fn read_relay_frame(payload: &[u8]) -> Option<(u64, Option<Outgoing>)> {
+    let (&kind, rest) = payload.split_first()?;
+    let (seq, body) = rest.split_first_chunk::<8>()?;
+    let seq = u64::from_be_bytes(*seq);
+    let outgoing = match kind {
+        b'T' => Some(Outgoing::Text(Utf8Bytes::from(
+            std::str::from_utf8(body).ok()?.to_owned(),
+        ))),
+        b'C' => {
+            let (code, _) = body.split_first_chunk::<2>()?;
+            let code = u16::from_be_bytes(*code);
+            wire_close::ALL
+                .into_iter()
+                .find(|c| c.code() == code)
+                .map(Outgoing::Close)
+        }
+        b'E' => None,
+        _ => return None,
+    };
+    Some((seq, outgoing))
+}
+
+/// Where a relayed frame stands against the last one delivered.
+#[derive(Debug, PartialEq, Eq)]
+enum InSequence {
+    /// The next one: deliver it.
+    Next,
+    /// Delivered already: drop it.
+    Again,
+    /// Frames before it went missing.
+    Gap,
+}
+
+fn in_sequence(received: u64, seq: u64) -> InSequence {
+    // The sequence of one connection never runs out of numbers.
+    let Some(next) = received.checked_add(1) else {
+        return InSequence::Again;
+    };
+    match seq.cmp(&next) {
+        std::cmp::Ordering::Equal => InSequence::Next,
+        std::cmp::Ordering::Less => InSequence::Again,
+        std::cmp::Ordering::Greater => InSequence::Gap,
     }
 }
 
@@ -377,7 +451,7 @@ impl Node {
         Ok(())
     }
 
-    /// Puts a frame from an owner into its socket's outbox.
+    /// Puts a frame from an owner into its socket's outbox, in sequence.
     fn deliver(&self, message: &async_nats::Message) {
         let Some(key) = message
             .subject
@@ -387,27 +461,33 @@ impl Node {
         else {
             return;
         };
-        let payload = &message.payload;
-        let outgoing = match payload.first() {
-            Some(b'T') => match std::str::from_utf8(&payload[1..]) {
-                Ok(text) => Some(Outgoing::Text(Utf8Bytes::from(text.to_owned()))),
-                Err(_) => return,
-            },
-            Some(b'C') if payload.len() >= 3 => {
-                let code = u16::from_be_bytes([payload[1], payload[2]]);
-                wire_close::ALL
-                    .into_iter()
-                    .find(|c| c.code() == code)
-                    .map(Outgoing::Close)
-            }
-            _ => None,
+        let Some((seq, outgoing)) = read_relay_frame(&message.payload) else {
+            tracing::error!("an unreadable frame from another node");
+            return;
         };
         let mut remote = self.remote();
-        let keep = match (remote.get(&key), outgoing) {
-            (Some(conn), Some(outgoing)) => conn.outbox.try_send(outgoing).is_ok(),
-            // The table dropped the connection, or the socket is too slow:
-            // its outbox closes, and the socket with it.
-            _ => false,
+        let Some(conn) = remote.get_mut(&key) else {
+            return;
+        };
+        let keep = match in_sequence(conn.received, seq) {
+            InSequence::Again => return,
+            InSequence::Gap => {
+                tracing::warn!(
+                    table_id = %conn.table,
+                    expected = conn.received + 1,
+                    seq,
+                    "frames from the table's owner went missing; closing the socket"
+                );
+                crate::stats::relay_frame_lost();
+                let _ = conn.outbox.try_send(Outgoing::Close(wire_close::Moved));
+                false
+            }
+            InSequence::Next => {
+                conn.received = seq;
+                // The table dropped the connection, or the socket is too
+                // slow: its outbox closes, and the socket with it.
+                outgoing.is_some_and(|outgoing| conn.outbox.try_send(outgoing).is_ok())
+            }
         };
         if !keep {
             remote.remove(&key);
@@ -416,7 +496,8 @@ impl Node {
 
     /// Asks after every remote connection; closes those whose owner is
     /// gone, so that their clients reconnect and find the table's new
-    /// owner.
+    /// owner, and those that missed a frame the owner sent before the
+    /// previous watch, so that their clients reconnect with `since`.
     async fn watch_owners(&self) {
         let conns: Vec<(u64, String)> = self
             .remote()
@@ -424,27 +505,47 @@ impl Node {
             .filter(|(_, c)| c.joined)
             .map(|(key, c)| (*key, c.table.clone()))
             .collect();
-        let gone: Vec<u64> = stream::iter(conns)
+        // Each connection and, while its owner has it, how many frames the
+        // owner has sent it.
+        let answers: Vec<(u64, Option<u64>)> = stream::iter(conns)
             .map(|(key, table)| async move {
                 let holder = Holder {
                     node: self.inner.id.clone(),
                     key,
                 };
                 match self.request(&table, &Request::Alive { holder }).await {
-                    Ok(Reply::Alive { alive: true }) => None,
-                    _ => Some(key),
+                    Ok(Reply::Alive { alive: true, sent }) => (key, Some(sent)),
+                    _ => (key, None),
                 }
             })
             .buffer_unordered(32)
-            .filter_map(std::future::ready)
             .collect()
             .await;
         let mut remote = self.remote();
-        for key in gone {
-            if let Some(conn) = remote.remove(&key) {
-                tracing::info!(table_id = %conn.table, "the table's owner is gone; closing its socket");
-                let _ = conn.outbox.try_send(Outgoing::Close(wire_close::Moved));
+        for (key, sent) in answers {
+            let Some(conn) = remote.get_mut(&key) else {
+                continue;
+            };
+            match sent {
+                Some(sent) if conn.owner_sent <= conn.received => {
+                    conn.owner_sent = sent;
+                    continue;
+                }
+                Some(_) => {
+                    tracing::warn!(
+                        table_id = %conn.table,
+                        received = conn.received,
+                        sent = conn.owner_sent,
+                        "frames from the table's owner went missing; closing the socket"
+                    );
+                    crate::stats::relay_frame_lost();
+                }
+                None => {
+                    tracing::info!(table_id = %conn.table, "the table's owner is gone; closing its socket");
+                }
             }
+            let _ = conn.outbox.try_send(Outgoing::Close(wire_close::Moved));
+            remote.remove(&key);
         }
     }
 
@@ -499,12 +600,12 @@ impl Node {
     async fn sweep(&self, handle: &TableHandle, conns: &mut RemoteConns) {
         let now = Instant::now();
         let mut stale = Vec::new();
-        conns.retain(|_, (conn, outbox, seen)| {
-            if outbox.upgrade().is_none() {
+        conns.retain(|_, relayed| {
+            if relayed.outbox.upgrade().is_none() {
                 return false;
             }
-            if now.duration_since(*seen) > 3 * self.inner.lease {
-                stale.push(*conn);
+            if now.duration_since(relayed.seen) > 3 * self.inner.lease {
+                stale.push(relayed.conn);
                 return false;
             }
             true
@@ -523,7 +624,7 @@ impl Node {
         relays: &TaskTracker,
     ) -> Reply {
         // The table's id for a socket that joined through this owner.
-        let conn_of = |conns: &RemoteConns, holder: &Holder| conns.get(holder).map(|c| c.0);
+        let conn_of = |conns: &RemoteConns, holder: &Holder| conns.get(holder).map(|r| r.conn);
         let done = |result: Result<(), TableClosed>| match result {
             Ok(()) => Reply::Done,
             Err(TableClosed) => Reply::Closed,
@@ -542,19 +643,26 @@ impl Node {
                 match handle.join(conn, token, since, outbox).await {
                     Ok(Ok(member)) => {
                         let subject = self.conn_subject(&node, key);
-                        conns.insert(Holder { node, key }, (conn, weak, Instant::now()));
+                        let sent = Arc::new(AtomicU64::new(0));
+                        conns.insert(
+                            Holder { node, key },
+                            Relayed {
+                                conn,
+                                outbox: weak,
+                                seen: Instant::now(),
+                                sent: sent.clone(),
+                            },
+                        );
                         let nats = self.inner.nats.clone();
                         relays.spawn(async move {
+                            let next = || sent.fetch_add(1, Ordering::Relaxed) + 1;
                             while let Some(outgoing) = inbox.recv().await {
-                                if nats
-                                    .publish(subject.clone(), relay_frame(Some(&outgoing)))
-                                    .await
-                                    .is_err()
-                                {
+                                let frame = relay_frame(next(), Some(&outgoing));
+                                if nats.publish(subject.clone(), frame).await.is_err() {
                                     break;
                                 }
                             }
-                            let _ = nats.publish(subject, relay_frame(None)).await;
+                            let _ = nats.publish(subject, relay_frame(next(), None)).await;
                         });
                         Reply::Joined {
                             conn,
@@ -569,8 +677,8 @@ impl Node {
                 }
             }
             Request::Leave { holder } => {
-                if let Some((conn, _, _)) = conns.remove(&holder) {
-                    handle.leave(conn).await;
+                if let Some(relayed) = conns.remove(&holder) {
+                    handle.leave(relayed.conn).await;
                 }
                 Reply::Done
             }
@@ -585,16 +693,19 @@ impl Node {
                 Some(conn) => done(handle.ping(conn).await),
                 None => Reply::Closed,
             },
-            Request::Alive { holder } => {
-                let alive = match conns.get_mut(&holder) {
-                    Some((_, outbox, seen)) if outbox.upgrade().is_some() => {
-                        *seen = Instant::now();
-                        true
+            Request::Alive { holder } => match conns.get_mut(&holder) {
+                Some(relayed) if relayed.outbox.upgrade().is_some() => {
+                    relayed.seen = Instant::now();
+                    Reply::Alive {
+                        alive: true,
+                        sent: relayed.sent.load(Ordering::Relaxed),
                     }
-                    _ => false,
-                };
-                Reply::Alive { alive }
-            }
+                }
+                _ => Reply::Alive {
+                    alive: false,
+                    sent: 0,
+                },
+            },
             Request::Record { game } => match handle.record(game).await {
                 Ok(record) => Reply::Record { record },
                 Err(TableClosed) => Reply::Closed,
@@ -637,6 +748,8 @@ impl Remote {
                 table: self.table.clone(),
                 joined: false,
                 outbox,
+                received: 0,
+                owner_sent: 0,
             },
         );
         let request = Request::Join {
@@ -745,13 +858,48 @@ mod tests {
 
     #[test]
     fn a_relayed_close_keeps_its_code_and_reason() {
-        let frame = relay_frame(Some(&Outgoing::Close(wire_close::Moved)));
+        let frame = relay_frame(7, Some(&Outgoing::Close(wire_close::Moved)));
         assert_eq!(frame[0], b'C');
-        assert_eq!(u16::from_be_bytes([frame[1], frame[2]]), 1012);
+        assert_eq!(u16::from_be_bytes([frame[9], frame[10]]), 1012);
         assert_eq!(
-            static_reason(std::str::from_utf8(&frame[3..]).unwrap()),
+            static_reason(std::str::from_utf8(&frame[11..]).unwrap()),
             MOVED
         );
         assert_eq!(static_reason("something else"), "closed");
+        assert!(matches!(
+            read_relay_frame(&frame),
+            Some((7, Some(Outgoing::Close(wire_close::Moved))))
+        ));
+    }
+
+    #[test]
+    fn a_relayed_frame_keeps_its_number_and_its_text() {
+        let text = Outgoing::Text(Utf8Bytes::from_static("{\"type\":\"pong\"}"));
+        let Some((seq, Some(Outgoing::Text(back)))) =
+            read_relay_frame(&relay_frame(u64::MAX - 1, Some(&text)))
+        else {
+            panic!("a text frame reads back as text");
+        };
+        assert_eq!((seq, back.as_str()), (u64::MAX - 1, "{\"type\":\"pong\"}"));
+        assert!(matches!(
+            read_relay_frame(&relay_frame(3, None)),
+            Some((3, None))
+        ));
+        // Too short, an unknown kind, text that is not UTF-8.
+        assert!(read_relay_frame(b"T1234567").is_none());
+        assert!(read_relay_frame(b"X12345678").is_none());
+        assert!(read_relay_frame(b"T\0\0\0\0\0\0\0\x01\xff").is_none());
+        assert!(read_relay_frame(b"").is_none());
+    }
+
+    #[test]
+    fn frames_are_delivered_in_sequence_once_and_a_missing_one_is_found() {
+        assert_eq!(in_sequence(0, 1), InSequence::Next);
+        assert_eq!(in_sequence(41, 42), InSequence::Next);
+        assert_eq!(in_sequence(42, 42), InSequence::Again);
+        assert_eq!(in_sequence(42, 3), InSequence::Again);
+        assert_eq!(in_sequence(42, 44), InSequence::Gap);
+        assert_eq!(in_sequence(0, 2), InSequence::Gap);
+        assert_eq!(in_sequence(u64::MAX, u64::MAX), InSequence::Again);
     }
 }

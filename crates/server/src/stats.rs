@@ -12,6 +12,7 @@
 //! | `baghchal_engine_think_seconds` | histogram | `level` |
 //! | `baghchal_socket_closes_total` | counter | `code` (1001, 1008, 1009, 4000, 4001, 4002) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
+//! | `baghchal_relay_frames_lost_total` | counter | (frames from a table's owner that never arrived) |
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
 //! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
 
@@ -142,4 +143,11 @@ pub fn closed(code: CloseCode) {
 /// A table request was refused for its address's budget.
 pub fn tables_rate_limited() {
     counter!("baghchal_tables_rate_limited_total").increment(1);
+}
+
+/// A frame relayed from a table's owner to a socket held here went
+/// missing (NATS dropped it); the socket is closed so that its client
+/// reconnects with `since`.
+pub fn relay_frame_lost() {
+    counter!("baghchal_relay_frames_lost_total").increment(1);
 }

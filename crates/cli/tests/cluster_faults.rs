@@ -1,0 +1,158 @@
+//! The services under a cluster fail during play: NATS restarted,
+//! PostgreSQL restarted, one node cut off from NATS while PostgreSQL stays
+//! reachable. Nothing acknowledged is lost, no action is stored twice, no
+//! table's log forks, and play goes on by itself. The NATS and PostgreSQL
+//! restarted are private servers the test starts on free loopback ports,
+//! never the shared ones. Run when `BAGHCHAL_TEST_POSTGRES` and
+//! `BAGHCHAL_TEST_NATS` are set.
+
+mod support;
+
+use support::cluster::{
+    addrs_of, assert_in_order, assert_one_line, counter, finish, owners, services, spread, stored,
+    until_all_stored, until_each_moves_on, Setup, Tally, LEASE, LEASE_TIME,
+};
+use support::services::{Nats, Postgres, Proxy};
+
+const TABLES: usize = 6;
+const PLIES: u16 = 50;
+
+/// The tables of `log` still short of `PLIES`.
+fn in_play(log: &support::cluster::Log) -> Vec<&str> {
+    log.iter()
+        .filter(|(_, events)| events.len() < usize::from(PLIES))
+        .map(|(table, _)| table.as_str())
+        .collect()
+}
+
+#[tokio::test]
+async fn nats_restarted_during_play_loses_nothing_and_the_cluster_recovers() {
+    let Some((admin_url, _)) = services() else {
+        return;
+    };
+    let Some(mut nats) = Nats::start().await else {
+        return;
+    };
+    let setup = Setup::on(&admin_url, &nats.url()).await;
+    let nodes = setup.three().await;
+    let shared = addrs_of(&nodes);
+    let (players, played) = spread(&nodes, &shared, TABLES, PLIES).await;
+    until_all_stored(&setup.database_url, &played, 4).await;
+    nats.kill().await;
+    // Away for longer than a lease: the nodes stop renewing and fence
+    // themselves off their tables.
+    tokio::time::sleep(LEASE_TIME + LEASE_TIME / 2).await;
+    nats.start_again().await;
+    let before = stored(&setup.database_url).await;
+    let moving = in_play(&before);
+    let recovery = until_each_moves_on(&setup.database_url, &before, &moving).await;
+    let seen = finish(players).await;
+    let log = stored(&setup.database_url).await;
+    assert_in_order(&seen);
+    assert_one_line(&log);
+    let tally = Tally::of(&seen, &log);
+    let lost_frames = counter(&nodes, "baghchal_relay_frames_lost_total").await;
+    println!(
+        "nats restart: {TABLES} tables, {tally:?}, relayed frames found missing {lost_frames}, \
+         every table in play ({}) moved on {recovery:?} after the restart (lease {LEASE})",
+        moving.len()
+    );
+    assert_eq!((tally.lost, tally.duplicated), (0, 0));
+    assert!(tally.acknowledged >= TABLES * 4);
+    drop(nodes);
+    setup.cleanup().await;
+}
+
+#[tokio::test]
+async fn postgres_restarted_during_play_loses_nothing_and_play_resumes() {
+    let Some((_, nats_url)) = services() else {
+        return;
+    };
+    let Some(postgres) = Postgres::start().await else {
+        return;
+    };
+    let setup = Setup::on(&postgres.admin_url(), &nats_url).await;
+    let nodes = setup.three().await;
+    let shared = addrs_of(&nodes);
+    let (players, played) = spread(&nodes, &shared, TABLES, PLIES).await;
+    until_all_stored(&setup.database_url, &played, 4).await;
+    postgres.stop().await;
+    // Away for longer than a lease: renewals fail, the nodes stop their
+    // tables at their deadlines.
+    tokio::time::sleep(LEASE_TIME + LEASE_TIME / 2).await;
+    postgres.start_again().await;
+    let before = stored(&setup.database_url).await;
+    let moving = in_play(&before);
+    let recovery = until_each_moves_on(&setup.database_url, &before, &moving).await;
+    let seen = finish(players).await;
+    let log = stored(&setup.database_url).await;
+    assert_in_order(&seen);
+    assert_one_line(&log);
+    let tally = Tally::of(&seen, &log);
+    println!(
+        "postgres restart: {TABLES} tables, {tally:?}, every table in play ({}) moved on \
+         {recovery:?} after the restart (lease {LEASE})",
+        moving.len()
+    );
+    assert_eq!((tally.lost, tally.duplicated), (0, 0));
+    assert!(tally.acknowledged >= TABLES * 4);
+    drop(nodes);
+    setup.cleanup().await;
+}
+
+#[tokio::test]
+async fn a_node_cut_off_from_nats_gives_its_tables_up_and_nothing_forks() {
+    let Some(setup) = Setup::new().await else {
+        return;
+    };
+    // Node a reaches NATS through a TCP proxy inside the test, which the
+    // test cuts: portable and needs no privileges, unlike network
+    // namespaces, and the node sees what a partition ends in (its NATS
+    // connection gone, reconnects refused) while PostgreSQL stays
+    // reachable.
+    let target = setup.nats_url.trim_start_matches("nats://").to_owned();
+    let proxy = Proxy::start(target).await;
+    let mut nodes = vec![
+        setup
+            .start_via("a", &format!("nats://{}", proxy.addr))
+            .await,
+        setup.start("b").await,
+        setup.start("c").await,
+    ];
+    let shared = addrs_of(&nodes);
+    let (players, played) = spread(&nodes, &shared, TABLES, PLIES).await;
+    until_all_stored(&setup.database_url, &played, 4).await;
+    // Clients that reconnect go to the nodes NATS still reaches.
+    shared.lock().unwrap().remove(0);
+    let before = stored(&setup.database_url).await;
+    proxy.cut();
+    let moving: Vec<&str> = played
+        .iter()
+        .filter(|p| p.owner == 0 && before[&p.table].len() < usize::from(PLIES))
+        .map(|p| p.table.as_str())
+        .collect();
+    let takeover = until_each_moves_on(&setup.database_url, &before, &moving).await;
+    let seen = finish(players).await;
+    let log = stored(&setup.database_url).await;
+    assert_in_order(&seen);
+    assert_one_line(&log);
+    let owned = owners(&setup.database_url).await;
+    for table in &moving {
+        assert_ne!(owned[*table].as_deref(), Some("a"), "{table} stayed on a");
+        let epochs: Vec<i64> = log[*table].iter().map(|e| e.4).collect();
+        assert!(epochs.last() > epochs.first(), "{table}: {epochs:?}");
+    }
+    assert!(
+        nodes[0].child.try_wait().unwrap().is_none(),
+        "the cut-off node is still running"
+    );
+    let tally = Tally::of(&seen, &log);
+    println!(
+        "nats cut: {TABLES} tables, {tally:?}, the {} tables of the cut-off node in play moved \
+         in {takeover:?} (lease {LEASE})",
+        moving.len()
+    );
+    assert_eq!((tally.lost, tally.duplicated), (0, 0));
+    nodes.clear();
+    setup.cleanup().await;
+}

@@ -1,0 +1,172 @@
+//! What the tests that run the `baghchal` binary share: a server process
+//! on a free loopback port, tables created over HTTP, and websockets to
+//! them. A cluster's set-up and its playing client are in [`cluster`];
+//! private NATS and PostgreSQL servers and a TCP proxy that can be cut, in
+//! [`services`].
+
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
+
+pub mod cluster;
+pub mod services;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use baghchal_protocol::{ClientMessage, ServerMessage, TableCreated};
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// A guard against hanging, not a timing assertion.
+pub const PATIENCE: Duration = Duration::from_secs(90);
+
+/// The server binary, running.
+pub struct Server {
+    pub child: Child,
+    pub addr: String,
+}
+
+impl Server {
+    /// Starts the binary with `args` on a free loopback port, without a
+    /// tablebase and with the sockets' rate limits lifted; returns once it
+    /// listens. `BAGHCHAL_TEST_LOG` sets its log filter (`warn` by default).
+    pub async fn start(args: &[&str]) -> Server {
+        let log = std::env::var("BAGHCHAL_TEST_LOG").unwrap_or_else(|_| "warn".into());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+            .args(["--addr", "127.0.0.1:0", "--log", &log, "--no-tablebase"])
+            .args(args)
+            .env("BAGHCHAL_WS_RATE", "100000")
+            .env("BAGHCHAL_WS_BURST", "100000")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the baghchal binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(PATIENCE, lines.next_line())
+            .await
+            .expect("the server prints its address")
+            .unwrap()
+            .expect("a line on stdout");
+        let addr = line
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Server { child, addr }
+    }
+
+    /// SIGKILL: no graceful anything.
+    pub async fn kill(&mut self) {
+        self.child.kill().await.unwrap();
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`, ...) to the process.
+    pub async fn signal(&self, signal: &str) {
+        let pid = self.child.id().expect("a running server").to_string();
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .await
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// `POST /api/tables` with `body`; the table must be created.
+    pub async fn create(&self, body: &serde_json::Value) -> TableCreated {
+        let body = body.to_string();
+        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
+        let request = format!(
+            "POST /api/tables HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 201"), "{response}");
+        serde_json::from_str(body).unwrap()
+    }
+
+    /// The body of `GET /metrics`.
+    pub async fn metrics(&self) -> String {
+        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
+        let request = format!(
+            "GET /metrics HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.addr
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        response
+            .split_once("\r\n\r\n")
+            .map(|(_, body)| body.to_owned())
+            .unwrap_or_default()
+    }
+}
+
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A websocket to the server at `addr`, or `None` if it does not answer.
+pub async fn connect(addr: &str) -> Option<Ws> {
+    let connecting = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"));
+    let (ws, _) = tokio::time::timeout(Duration::from_secs(10), connecting)
+        .await
+        .ok()?
+        .ok()?;
+    Some(ws)
+}
+
+pub async fn send(ws: &mut Ws, message: &ClientMessage) -> bool {
+    ws.send(Message::text(serde_json::to_string(message).unwrap()))
+        .await
+        .is_ok()
+}
+
+/// The next message, or `None` once the connection is gone.
+pub async fn recv(ws: &mut Ws) -> Option<ServerMessage> {
+    loop {
+        match ws.next().await? {
+            Ok(Message::Text(text)) => return Some(serde_json::from_str(&text).unwrap()),
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The token in a link's fragment.
+pub fn token_of(link: &str) -> String {
+    link.rsplit_once('=').unwrap().1.to_owned()
+}
+
+/// Claims the opponent seat through `addr` and returns the guest's secret.
+pub async fn claim(addr: &str, created: &TableCreated) -> String {
+    let mut ws = connect(addr).await.expect("a socket");
+    let hello = ClientMessage::Hello {
+        table: created.table.clone(),
+        token: token_of(created.opponent_link.as_deref().unwrap()),
+        since: None,
+    };
+    assert!(send(&mut ws, &hello).await);
+    match recv(&mut ws).await {
+        Some(ServerMessage::Welcome {
+            secret: Some(secret),
+            ..
+        }) => secret,
+        other => panic!("the claim gives a secret, not {other:?}"),
+    }
+}
+
+/// A fresh name for a database or a cluster: `prefix` and 16 hex digits.
+pub fn unique(prefix: &str) -> String {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    format!("{prefix}{:016x}", u64::from_le_bytes(bytes))
+}
