@@ -67,6 +67,7 @@ mod tests {
             label: "ceiling",
             seconds: 2.0,
             actions: 10,
+            settled: 10,
             games: 0,
             delivered: delivered.clone(),
             acked: delivered,

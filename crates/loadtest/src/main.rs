@@ -7,6 +7,8 @@
 //! its table has the resulting event, the errors, and the server's peak
 //! memory. Unless `--url` names a running server, it starts the `baghchal`
 //! binary itself on a free loopback port with a fresh SQLite database.
+//! Several `--url`s name the nodes of one cluster: each table is created
+//! through one of them and its sockets are spread over them.
 //!
 //! ```text
 //! cargo build --release -p baghchal -p baghchal-loadtest
@@ -81,41 +83,46 @@ struct Args {
     threads: usize,
 
     /// The base URL of a running server (e.g. `http://127.0.0.1:8080`);
-    /// without it the benchmark starts its own.
-    #[arg(long)]
-    url: Option<String>,
+    /// without it the benchmark starts its own. Repeat it (or separate the
+    /// URLs with commas) for the nodes of one cluster: table `i` is created
+    /// through node `i mod N`, and its host, guest and spectators connect
+    /// to nodes `i`, `i + 1`, `i + 2`, ... `mod N`.
+    #[arg(long = "url", value_delimiter = ',')]
+    urls: Vec<String>,
 
-    /// With `--url`: the server's process id, to report its memory and CPU.
-    #[arg(long, requires = "url")]
-    server_pid: Option<u32>,
+    /// With `--url`: the server's process id, to report its memory and CPU;
+    /// repeat it (or separate with commas) for several nodes, whose CPU
+    /// and memory are then added up.
+    #[arg(long = "server-pid", value_delimiter = ',', requires = "urls")]
+    server_pids: Vec<u32>,
 
     /// The `baghchal` binary to start (default: the one next to this
     /// binary).
-    #[arg(long, conflicts_with = "url")]
+    #[arg(long, conflicts_with = "urls")]
     server_bin: Option<PathBuf>,
 
     /// An extra argument for the started server; repeat for more.
     #[arg(
         long = "server-arg",
         allow_hyphen_values = true,
-        conflicts_with = "url"
+        conflicts_with = "urls"
     )]
     server_args: Vec<String>,
 
     /// Let the started server build its tablebase in the background (into
     /// its temporary directory) as a new server does; without this flag it
     /// runs with `--no-tablebase`.
-    #[arg(long, conflicts_with = "url")]
+    #[arg(long, conflicts_with = "urls")]
     tablebase_build: bool,
 
     /// Write the started server's output to this file instead of
     /// discarding it.
-    #[arg(long, conflicts_with = "url")]
+    #[arg(long, conflicts_with = "urls")]
     server_log: Option<PathBuf>,
 
     /// Load the ceiling server (`baghchal-ceiling`: the same protocol with
     /// no rules, storage or actors) instead of the table server.
-    #[arg(long, conflicts_with_all = ["compare_ceiling", "url"])]
+    #[arg(long, conflicts_with_all = ["compare_ceiling", "urls"])]
     ceiling: bool,
 
     /// Load the table server, then the ceiling server with the same
@@ -162,6 +169,8 @@ struct Outcome {
     label: &'static str,
     seconds: f64,
     actions: u64,
+    /// Acknowledged actions whose event reached every subscriber.
+    settled: u64,
     games: u64,
     delivered: hdrhistogram::Histogram<u64>,
     acked: hdrhistogram::Histogram<u64>,
@@ -176,7 +185,7 @@ struct Outcome {
 /// Which server a run loads.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Target {
-    /// The table server: the one at `--url`, or a started `baghchal`.
+    /// The table server: the one(s) at `--url`, or a started `baghchal`.
     Server,
     /// A started `baghchal-ceiling`.
     Ceiling,
@@ -211,9 +220,9 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
 
 /// Starts (or finds) the target, connects the tables, plays and measures.
 async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Outcome> {
-    let started = match (target, &args.url) {
-        (Target::Server, Some(_)) => None,
-        (Target::Server, None) => {
+    let started = match (target, args.urls.is_empty()) {
+        (Target::Server, false) => None,
+        (Target::Server, true) => {
             let binary = match &args.server_bin {
                 Some(path) => path.clone(),
                 None => server::sibling_binary("baghchal", "baghchal", "--server-bin")?,
@@ -244,28 +253,46 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     if let Some(process) = &started {
         println!("{label}: {} (pid {})", process.url(), process.pid());
     }
-    let url = match (&started, &args.url) {
-        (Some(process), _) => process.url().to_owned(),
-        (None, Some(url)) => url.trim_end_matches('/').to_owned(),
-        (None, None) => unreachable!("a server was started when no --url was given"),
+    let urls: Vec<String> = match &started {
+        Some(process) => vec![process.url().to_owned()],
+        None => args
+            .urls
+            .iter()
+            .map(|url| url.trim_end_matches('/').to_owned())
+            .collect(),
     };
-    let server_pid = match (&started, target) {
-        (Some(process), _) => Some(process.pid()),
-        (None, Target::Server) => args.server_pid,
-        (None, Target::Ceiling) => None,
+    let server_pids: Vec<u32> = match (&started, target) {
+        (Some(process), _) => vec![process.pid()],
+        (None, Target::Server) => args.server_pids.clone(),
+        (None, Target::Ceiling) => Vec::new(),
     };
-    let endpoint = table::Endpoint::new(&url, sockets)?;
-    if !endpoint.sources().is_empty() {
+    let per_node = sockets.div_ceil(urls.len() as u64);
+    let nodes = urls
+        .into_iter()
+        .map(|url| {
+            let endpoint = table::Endpoint::new(&url, per_node)?;
+            Ok(table::Node { url, endpoint })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let [_, _, ..] = nodes.as_slice() {
         println!(
-            "connecting from {} loopback addresses",
-            endpoint.sources().len()
+            "{} nodes: {}",
+            nodes.len(),
+            nodes
+                .iter()
+                .map(|n| n.url.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
+    }
+    let sources = nodes.iter().map(|n| n.endpoint.sources().len()).max();
+    if let Some(sources @ 1..) = sources {
+        println!("connecting from {sources} loopback addresses");
     }
     let interval =
         (args.rate > 0.0).then(|| Duration::from_secs_f64(args.tables as f64 / args.rate));
     let run = Arc::new(Run {
-        url,
-        endpoint,
+        nodes,
         spectators: args.spectators,
         interval,
         timeout: args.timeout,
@@ -305,10 +332,10 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
         print_errors(&run.stats.errors());
         bail!("no table could be opened");
     }
-    let memory_connected = server_pid.and_then(Memory::of);
+    let memory_connected = Memory::of_all(&server_pids);
 
     // Play.
-    let cpu_before = Cpu::now(server_pid);
+    let cpu_before = Cpu::now(&server_pids);
     let start = Instant::now();
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut playing = JoinSet::new();
@@ -331,7 +358,7 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
             }
             _ = tick.tick() => {
                 if !*stop_tx.borrow() {
-                    memory_playing = server_pid.and_then(Memory::of).or(memory_playing);
+                    memory_playing = Memory::of_all(&server_pids).or(memory_playing);
                 }
                 let done = run.stats.actions();
                 bar.set_position(match args.actions {
@@ -347,8 +374,8 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     }
     let elapsed = start.elapsed();
     bar.finish_and_clear();
-    let cpu = Cpu::now(server_pid).since(&cpu_before);
-    let memory = server_pid.and_then(Memory::of);
+    let cpu = Cpu::now(&server_pids).since(&cpu_before);
+    let memory = Memory::of_all(&server_pids);
     if let Some(process) = started {
         process.stop().await;
     }
@@ -357,6 +384,7 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
         label,
         seconds: elapsed.as_secs_f64(),
         actions: stats.actions(),
+        settled: stats.settled(),
         games: stats.games(),
         delivered: stats.delivered(),
         acked: stats.acked(),
@@ -452,6 +480,10 @@ fn report(outcome: &Outcome) {
     println!(
         "latency, action sent -> ack:                       {}",
         summary(&outcome.acked)
+    );
+    println!(
+        "acknowledged actions delivered to every subscriber: {} of {actions}",
+        outcome.settled
     );
     println!(
         "errors: {} while connecting, {} while playing",
@@ -562,9 +594,19 @@ struct Cpu {
 }
 
 impl Cpu {
-    fn now(server_pid: Option<u32>) -> Cpu {
+    /// The CPU time so far; the server's is the sum over `server_pids`
+    /// (none when there are none, or one is gone).
+    fn now(server_pids: &[u32]) -> Cpu {
+        let server = (!server_pids.is_empty())
+            .then(|| {
+                server_pids
+                    .iter()
+                    .map(|&pid| server::cpu_seconds(pid))
+                    .sum::<Option<f64>>()
+            })
+            .flatten();
         Cpu {
-            server: server_pid.and_then(server::cpu_seconds),
+            server,
             load: server::cpu_seconds(std::process::id()),
             machine_busy: server::machine_cpu_seconds().map(|(busy, _)| busy),
         }

@@ -233,6 +233,21 @@ impl Memory {
             rss_kib: field("VmRSS:")?,
         })
     }
+
+    /// The memory of every process of `pids`, added up (the nodes of a
+    /// cluster); `None` if there are none or one cannot be read.
+    pub fn of_all(pids: &[u32]) -> Option<Memory> {
+        if pids.is_empty() {
+            return None;
+        }
+        pids.iter().try_fold(Memory::default(), |sum, &pid| {
+            let one = Memory::of(pid)?;
+            Some(Memory {
+                peak_rss_kib: sum.peak_rss_kib + one.peak_rss_kib,
+                rss_kib: sum.rss_kib + one.rss_kib,
+            })
+        })
+    }
 }
 
 /// Clock ticks per second of `/proc`'s CPU times (`USER_HZ`, fixed at 100 on

@@ -20,6 +20,8 @@ pub struct Stats {
     acked: Mutex<Histogram<u64>>,
     /// Actions acknowledged (accepted and stored) by the server.
     actions: AtomicU64,
+    /// Acknowledged actions whose event reached every subscriber.
+    settled: AtomicU64,
     /// Games played to their end.
     games: AtomicU64,
     /// Failures by kind.
@@ -36,6 +38,7 @@ impl Stats {
             delivered: Mutex::new(histogram()),
             acked: Mutex::new(histogram()),
             actions: AtomicU64::new(0),
+            settled: AtomicU64::new(0),
             games: AtomicU64::new(0),
             errors: Mutex::new(BTreeMap::new()),
         }
@@ -53,6 +56,11 @@ impl Stats {
         self.actions.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// An acknowledged action's event has reached every subscriber.
+    pub fn record_settled(&self) {
+        self.settled.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// A game ended.
     pub fn record_game(&self) {
         self.games.fetch_add(1, Ordering::Relaxed);
@@ -67,6 +75,11 @@ impl Stats {
     /// Actions acknowledged so far.
     pub fn actions(&self) -> u64 {
         self.actions.load(Ordering::Relaxed)
+    }
+
+    /// Acknowledged actions delivered to every subscriber so far.
+    pub fn settled(&self) -> u64 {
+        self.settled.load(Ordering::Relaxed)
     }
 
     /// Games ended so far.
@@ -145,6 +158,9 @@ mod tests {
         stats.record_delivered(Duration::from_micros(2_500));
         stats.record_acked(Duration::from_micros(900));
         assert_eq!(stats.actions(), 1);
+        assert_eq!(stats.settled(), 0);
+        stats.record_settled();
+        assert_eq!(stats.settled(), 1);
         let delivered = stats.delivered();
         assert_eq!(delivered.len(), 2);
         assert_eq!(millis(delivered.max()), "2.50 ms");

@@ -1,5 +1,6 @@
 //! One table under load: its creation over HTTP, its sockets (two players
-//! and the spectators) and the loop that plays random legal games on it.
+//! and the spectators, spread over the nodes of a cluster when there are
+//! several) and the loop that plays random legal games on it.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -32,10 +33,8 @@ const JOIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What every table of a run shares.
 pub struct Run {
-    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
-    pub url: String,
-    /// Where the websockets connect.
-    pub endpoint: Endpoint,
+    /// The servers: one, or the nodes of one cluster.
+    pub nodes: Vec<Node>,
     /// Spectators at each table (and seats reserved for them).
     pub spectators: u8,
     /// Time between two actions at one table, when paced.
@@ -52,7 +51,24 @@ pub struct Run {
     pub stats: Stats,
 }
 
+/// One server of a run: where tables are created and sockets connect.
+pub struct Node {
+    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    pub url: String,
+    /// Where the websockets connect.
+    pub endpoint: Endpoint,
+}
+
 impl Run {
+    /// The node that table `index` is created through, and whose socket
+    /// `seat` (0 the host, 1 the guest, then the spectators) connects to:
+    /// round-robin, so that a table's sockets sit on different nodes where
+    /// there are several, and every node creates (hence owns) some tables
+    /// and relays for others.
+    pub fn node(&self, index: u64, seat: usize) -> &Node {
+        &self.nodes[node_of(self.nodes.len(), index, seat)]
+    }
+
     /// Takes one action from the budget; false once it is spent.
     fn take_action(&self) -> bool {
         match &self.budget {
@@ -99,17 +115,17 @@ impl Table {
     /// Creates a friend table with the run's spectator seats and connects
     /// its two players and its spectators.
     pub async fn open(run: &Run, index: u64) -> anyhow::Result<Table> {
-        let created = create(run).await?;
+        let created = create(run, run.node(index, 0)).await?;
         let secret = created.secret.context("no seat secret in the answer")?;
         let invite = token(created.opponent_link.as_deref(), "invite")?;
         let mut joined = vec![
-            join(run, &created.table, &secret).await?,
-            join(run, &created.table, &invite).await?,
+            join(run.node(index, 0), &created.table, &secret).await?,
+            join(run.node(index, 1), &created.table, &invite).await?,
         ];
         if run.spectators > 0 {
             let watch = token(created.spectator_link.as_deref(), "watch")?;
-            for _ in 0..run.spectators {
-                joined.push(join(run, &created.table, &watch).await?);
+            for seat in 2..2 + usize::from(run.spectators) {
+                joined.push(join(run.node(index, seat), &created.table, &watch).await?);
             }
         }
         // Later joiners may have seen a later version: start from the
@@ -277,6 +293,17 @@ impl Table {
         };
         let message: ServerMessage =
             serde_json::from_str(&text).context("unreadable server message")?;
+        if let ServerMessage::Event { version, .. } = &message {
+            // Each subscriber gets every event after its snapshot once and
+            // in order, whichever node it is connected to.
+            let expected = self.seen[frame.from] + 1;
+            if *version < expected {
+                run.stats
+                    .record_error("an event delivered twice or out of order");
+            } else if *version > expected {
+                run.stats.record_error("an event missed");
+            }
+        }
         match message {
             ServerMessage::Event { version, state, .. }
             | ServerMessage::Snapshot { version, state, .. } => {
@@ -343,7 +370,11 @@ impl Table {
                     *delivered = true;
                     run.stats.record_delivered(now - *sent_at);
                 }
-                *acked && *delivered
+                let done = *acked && *delivered;
+                if done {
+                    run.stats.record_settled();
+                }
+                done
             }
             Some(Pending {
                 kind: PendingKind::Rematch { version, .. },
@@ -405,6 +436,13 @@ enum PendingKind {
     },
 }
 
+/// Which of `nodes` nodes seat `seat` of table `index` connects to: the
+/// host to node `index mod nodes`, the next seats to the next nodes.
+fn node_of(nodes: usize, index: u64, seat: usize) -> usize {
+    let n = nodes as u64;
+    ((index % n + seat as u64 % n) % n) as usize
+}
+
 /// A table's own seed: the run's seed and the table's index, mixed.
 fn table_seed(seed: u64, index: u64) -> u64 {
     // SplitMix64's finaliser.
@@ -414,8 +452,9 @@ fn table_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// `POST /api/tables` for a friend table with the run's spectator seats.
-async fn create(run: &Run) -> anyhow::Result<TableCreated> {
+/// `POST /api/tables` at `node` for a friend table with the run's
+/// spectator seats.
+async fn create(run: &Run, node: &Node) -> anyhow::Result<TableCreated> {
     let options = CreateTable {
         opponent: Opponent::Friend,
         side: Side::Goats,
@@ -426,7 +465,7 @@ async fn create(run: &Run) -> anyhow::Result<TableCreated> {
     };
     let response = run
         .http
-        .post(format!("{}/api/tables", run.url))
+        .post(format!("{}/api/tables", node.url))
         .json(&options)
         .timeout(JOIN_TIMEOUT)
         .send()
@@ -546,9 +585,10 @@ fn config() -> WebSocketConfig {
 /// The read buffer of each client socket.
 const SOCKET_BUFFER_BYTES: usize = 8 * 1024;
 
-/// Opens a socket, says hello with `token` and reads up to the snapshot.
-async fn join(run: &Run, table: &str, token: &str) -> anyhow::Result<(Socket, u64, GameState)> {
-    let mut socket = tokio::time::timeout(JOIN_TIMEOUT, run.endpoint.connect())
+/// Opens a socket to `node`, says hello with `token` and reads up to the
+/// snapshot.
+async fn join(node: &Node, table: &str, token: &str) -> anyhow::Result<(Socket, u64, GameState)> {
+    let mut socket = tokio::time::timeout(JOIN_TIMEOUT, node.endpoint.connect())
         .await
         .context("connecting timed out")??;
     let hello = ClientMessage::Hello {
@@ -610,6 +650,20 @@ mod tests {
         assert_eq!(large.sources().len(), 3);
         assert_eq!(large.sources()[2], IpAddr::V4(Ipv4Addr::new(127, 0, 0, 3)));
         assert!(Endpoint::new("https://127.0.0.1:8080", 1).is_err());
+    }
+
+    #[test]
+    fn a_table_spreads_its_seats_over_the_nodes_and_the_tables_rotate() {
+        let seats = |index| {
+            (0..4)
+                .map(|seat| node_of(3, index, seat))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(seats(0), [0, 1, 2, 0]);
+        assert_eq!(seats(1), [1, 2, 0, 1]);
+        assert_eq!(seats(5), [2, 0, 1, 2]);
+        assert_eq!(node_of(1, 7, 3), 0);
+        assert_eq!(node_of(2, u64::MAX, 1), 0);
     }
 
     #[test]
