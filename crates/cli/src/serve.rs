@@ -9,10 +9,13 @@ use std::time::Duration;
 use anyhow::Context;
 use baghchal_server::client_limit::TableLimit;
 use baghchal_server::cluster::ClusterConfig;
-use baghchal_server::tablebase::{self, HouseBuilder, LiveEngine, TablebaseSlot};
+use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::Config;
 use tracing_subscriber::EnvFilter;
+
+/// The database of a server started without `--database-url`.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://baghchal.db?mode=rwc";
 
 /// Options of `baghchal serve`.
 #[derive(clap::Args, Debug)]
@@ -24,7 +27,7 @@ pub struct Args {
     #[arg(
         long,
         env = "DATABASE_URL",
-        default_value = "sqlite://baghchal.db?mode=rwc"
+        default_value = DEFAULT_DATABASE_URL
     )]
     database_url: String,
     /// The base URL of the links handed out (default: http://ADDR).
@@ -61,14 +64,8 @@ pub struct Args {
     /// private 127.0.0.1:9090).
     #[arg(long, env = "BAGHCHAL_METRICS_ADDR")]
     metrics_addr: Option<SocketAddr>,
-    /// The directory of the server's files (the tablebase); default: the
-    /// SQLite database's directory, or the current one.
-    #[arg(long, env = "BAGHCHAL_DATA_DIR")]
-    data_dir: Option<PathBuf>,
-    /// The movement-phase tablebase file, built in the background when
-    /// missing (default: DATA_DIR/baghchal.tb).
-    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
-    tablebase: Option<PathBuf>,
+    #[command(flatten)]
+    location: crate::tablebase::Location,
     /// Neither read nor build the tablebase: the computer plays without
     /// (the variable takes 1/0, true/false, yes/no, on/off).
     #[arg(
@@ -154,9 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;
         config.tablebase = tablebase_slot(
-            &args.database_url,
-            args.data_dir,
-            args.tablebase,
+            args.location.path_for(&args.database_url),
             args.no_tablebase,
         );
         config.bot = Arc::new(LiveEngine(config.tablebase.clone()));
@@ -208,23 +203,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
 }
 
-/// The tablebase as the flags say: off, or the file named, or the one in
-/// the data directory; built there on the cores' worth of low-priority
-/// threads when missing.
-fn tablebase_slot(
-    database_url: &str,
-    data_dir: Option<PathBuf>,
-    file: Option<PathBuf>,
-    off: bool,
-) -> TablebaseSlot {
+/// The tablebase as the flags say: off, or the file at `path` (see
+/// [`crate::tablebase::Location`]); built there on the cores' worth of
+/// low-priority threads when missing.
+fn tablebase_slot(path: PathBuf, off: bool) -> TablebaseSlot {
     if off {
         return TablebaseSlot::off();
     }
-    let path = file.unwrap_or_else(|| {
-        data_dir
-            .unwrap_or_else(|| tablebase::data_dir_of(database_url))
-            .join(tablebase::FILE_NAME)
-    });
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     TablebaseSlot::new(path, Arc::new(HouseBuilder { threads }))
 }

@@ -1,13 +1,14 @@
 //! `baghchal tablebase`: build, inspect and probe the movement-phase
 //! tablebase.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context};
+use anyhow::{anyhow, bail, Context};
 use baghchal_engine::Engine;
 use baghchal_rules::{Position, Rules};
+use baghchal_server::tablebase::tablebase_path;
 use baghchal_tablebase::{Indexer, Probe, Progress, Shape, Tablebase, Wdl};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -18,32 +19,96 @@ pub struct Args {
     command: Command,
 }
 
-/// The engine for `engine`, `tournament` and `tune`: with the tablebase
-/// named, or with baghchal.tb when that file exists, or without one.
-pub fn engine(named: Option<&Path>) -> anyhow::Result<Engine> {
-    let path = match named {
-        Some(path) => path.to_owned(),
-        None => {
-            let default = PathBuf::from("baghchal.tb");
-            if !default.exists() {
-                return Ok(Engine::new());
-            }
-            default
+/// Where the tablebase is: the flags of `serve`, taken by every command
+/// that reads the tablebase, so that they all find the file the server
+/// built.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Location {
+    /// The directory of the server's files (the tablebase); default: the
+    /// directory of the SQLite database (DATABASE_URL), or the current one.
+    #[arg(long, env = "BAGHCHAL_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// The movement-phase tablebase file (default: DATA_DIR/baghchal.tb,
+    /// where `serve` builds it in the background when it is missing).
+    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
+    pub tablebase: Option<PathBuf>,
+}
+
+impl Location {
+    /// The file, for a server of this database.
+    pub fn path_for(&self, database_url: &str) -> PathBuf {
+        tablebase_path(
+            self.tablebase.as_deref(),
+            self.data_dir.as_deref(),
+            database_url,
+        )
+    }
+
+    /// The file, for the server of `DATABASE_URL` (or of the default
+    /// database, as `serve` has).
+    pub fn path(&self) -> PathBuf {
+        self.path_for(&database_url())
+    }
+
+    /// Where the file was looked for and why there, for a message.
+    fn looked(&self) -> String {
+        let path = self.path();
+        let why = if self.tablebase.is_some() {
+            "named by --tablebase or BAGHCHAL_TABLEBASE".to_owned()
+        } else if self.data_dir.is_some() {
+            "in the data directory of --data-dir or BAGHCHAL_DATA_DIR".to_owned()
+        } else {
+            format!("in the data directory of the database {}", database_url())
+        };
+        format!("{} ({why})", path.display())
+    }
+
+    /// The tablebase, read and checked; when there is no file, an error
+    /// that says where it was looked for.
+    pub fn load(&self) -> anyhow::Result<Tablebase> {
+        let path = self.path();
+        if !path.exists() {
+            bail!(
+                "no tablebase at {}; build it with `baghchal tablebase build` \
+                 or let `baghchal serve` build it there",
+                self.looked()
+            );
         }
-    };
-    let tablebase = Tablebase::load(&path)
-        .with_context(|| format!("loading the tablebase {}", path.display()))?;
-    tracing::info!(path = %path.display(), "tablebase loaded");
-    Ok(Engine::with_tablebase(Arc::new(tablebase)))
+        Tablebase::load(&path).with_context(|| format!("loading the tablebase {}", path.display()))
+    }
+
+    /// The engine for `engine`, `tournament`, `tune` and `squeeze`: with
+    /// the tablebase when its file exists, else without one (saying where
+    /// it was looked for). A file named by `--tablebase` must exist.
+    pub fn engine(&self) -> anyhow::Result<Engine> {
+        if self.tablebase.is_none() && !self.path().exists() {
+            eprintln!(
+                "note: no tablebase at {}; the levels play without it",
+                self.looked()
+            );
+            return Ok(Engine::new());
+        }
+        let tablebase = self.load()?;
+        eprintln!("note: tablebase {}", self.path().display());
+        Ok(Engine::with_tablebase(Arc::new(tablebase)))
+    }
+}
+
+/// The database `serve` would use: `DATABASE_URL`, or its default.
+fn database_url() -> String {
+    std::env::var("DATABASE_URL").unwrap_or_else(|_| crate::serve::DEFAULT_DATABASE_URL.to_owned())
 }
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
     /// Solve the movement phase of the house rules and write the file.
     Build {
-        /// Where to write the tablebase.
-        #[arg(long, default_value = "baghchal.tb")]
-        out: PathBuf,
+        /// Where to write the tablebase (default: where `serve` reads it,
+        /// see --data-dir and --tablebase).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        location: Location,
         /// Worker threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
@@ -52,24 +117,26 @@ enum Command {
     Probe {
         /// The position text (`BOARD SIDE IN_HAND EATEN PLY`).
         position: String,
-        /// The tablebase file.
-        #[arg(long, env = "BAGHCHAL_TABLEBASE", default_value = "baghchal.tb")]
-        file: PathBuf,
+        #[command(flatten)]
+        location: Location,
     },
     /// Check a tablebase file and count its results.
     Info {
-        /// The tablebase file.
-        #[arg(long, env = "BAGHCHAL_TABLEBASE", default_value = "baghchal.tb")]
-        file: PathBuf,
+        #[command(flatten)]
+        location: Location,
     },
 }
 
 /// Runs `baghchal tablebase`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        Command::Build { out, threads } => build(out, threads),
-        Command::Probe { position, file } => probe(&position, file),
-        Command::Info { file } => info(file),
+        Command::Build {
+            out,
+            threads,
+            location,
+        } => build(out.unwrap_or_else(|| location.path()), threads),
+        Command::Probe { position, location } => probe(&position, &location),
+        Command::Info { location } => info(&location),
     }
 }
 
@@ -104,6 +171,9 @@ fn build(out: PathBuf, threads: Option<usize>) -> anyhow::Result<()> {
     let bar = Bar(bar);
     let tb = pool.install(|| Tablebase::build(&bar))?;
     bar.0.finish_with_message("solved");
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     tb.save(&out)
         .with_context(|| format!("writing {}", out.display()))?;
     println!(
@@ -114,10 +184,6 @@ fn build(out: PathBuf, threads: Option<usize>) -> anyhow::Result<()> {
         pool.current_num_threads()
     );
     Ok(())
-}
-
-fn load(file: &Path) -> anyhow::Result<Tablebase> {
-    Tablebase::load(file).with_context(|| format!("loading the tablebase {}", file.display()))
 }
 
 fn describe(probe: Option<Probe>) -> String {
@@ -131,10 +197,10 @@ fn describe(probe: Option<Probe>) -> String {
     }
 }
 
-fn probe(text: &str, file: PathBuf) -> anyhow::Result<()> {
+fn probe(text: &str, location: &Location) -> anyhow::Result<()> {
     let position =
         Position::from_text(text, Rules::default()).map_err(|e| anyhow!("bad position: {e}"))?;
-    let tb = load(&file)?;
+    let tb = location.load()?;
     println!("{} (side to move)", describe(tb.probe(&position)));
     for action in position.legal_actions() {
         let after = position.clone().play(action)?;
@@ -148,9 +214,10 @@ fn probe(text: &str, file: PathBuf) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn info(file: PathBuf) -> anyhow::Result<()> {
+fn info(location: &Location) -> anyhow::Result<()> {
     let start = Instant::now();
-    let tb = load(&file)?;
+    let tb = location.load()?;
+    let file = location.path();
     let loaded = start.elapsed();
     let shape = tb.shape();
     let stats = tb.stats();

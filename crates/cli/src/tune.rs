@@ -18,16 +18,16 @@ pub struct Args {
     /// tournament's opening, not the levels' choice.
     #[arg(long, default_value_t = 4)]
     from: u16,
-    /// The movement-phase tablebase: where it has a win or a loss the
-    /// search does not evaluate, so those positions are left out (default:
-    /// baghchal.tb when it exists).
-    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
-    tablebase: Option<PathBuf>,
+    /// The movement-phase tablebase, found where the server keeps it: where
+    /// it has a win or a loss the search does not evaluate, so those
+    /// positions are left out.
+    #[command(flatten)]
+    location: crate::tablebase::Location,
 }
 
 /// Runs `baghchal tune`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
+    let engine = args.location.engine()?;
     let mut files = Vec::new();
     for path in &args.records {
         if path.is_dir() {

@@ -7,7 +7,7 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError, ApiErrorCode};
@@ -18,6 +18,7 @@ use crate::bot::Unavailable;
 use crate::http::HttpError;
 use crate::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
 use crate::options::{rules_from_variant, variant_of};
+use crate::request::read_json_post;
 use crate::AppState;
 
 /// The largest analysis request body, in bytes: a pasted game of OBX
@@ -42,9 +43,6 @@ pub enum AnalysisError {
     /// being served.
     #[error("the analysis board is busy")]
     Busy,
-    /// The body is over [`MAX_ANALYSIS_BODY`].
-    #[error("the body is too large")]
-    TooLarge,
     /// A pasted text does not parse in its notation.
     #[error("{message}")]
     InvalidNotation {
@@ -66,15 +64,6 @@ impl IntoResponse for AnalysisError {
                     message: "the analysis board is busy; try again in a moment".into(),
                 };
                 return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
-            }
-            AnalysisError::TooLarge => {
-                let message = format!("the body is limited to {} KiB", MAX_ANALYSIS_BODY / 1024);
-                let body = ApiError {
-                    error: ApiErrorCode::TooLarge,
-                    field: None,
-                    message,
-                };
-                return (StatusCode::PAYLOAD_TOO_LARGE, Json(body)).into_response();
             }
             AnalysisError::IllegalAction { field, message } => {
                 (ApiErrorCode::IllegalAction, field, message)
@@ -99,28 +88,6 @@ fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Analys
     AnalysisError::Http(HttpError::InvalidField {
         field: field.into(),
         message: message.into(),
-    })
-}
-
-/// Reads the body, naming the field at fault when it is not a request.
-fn parse_body(body: &[u8]) -> Result<AnalysisRequest, AnalysisError> {
-    let deserializer = &mut serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize(deserializer).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            return AnalysisError::Http(HttpError::InvalidJson(inner.to_string()));
-        }
-        let message = inner.to_string();
-        let unknown = message
-            .strip_prefix("unknown field `")
-            .and_then(|rest| rest.split('`').next());
-        let field = match (unknown, path.as_str()) {
-            (Some(name), ".") => name.to_owned(),
-            (Some(name), parent) if !parent.ends_with(name) => format!("{parent}.{name}"),
-            (_, path) => path.to_owned(),
-        };
-        invalid_field(field, message)
     })
 }
 
@@ -191,10 +158,11 @@ pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
 /// `POST /api/analysis`.
 pub async fn analyse(
     State(state): State<AppState>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
-    let body = body.map_err(|_| AnalysisError::TooLarge)?;
-    let request = parse_body(&body)?;
+    let request: AnalysisRequest =
+        read_json_post(&state.origins, &headers, body, MAX_ANALYSIS_BODY)?;
     let game = game_of(&request)?;
     let position = game.position().clone();
     let legal = if position.is_finished() {
@@ -231,9 +199,12 @@ pub async fn analyse(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::read_object;
 
     fn message(request: &str) -> (String, String) {
-        let parsed = parse_body(request.as_bytes()).and_then(|r| game_of(&r));
+        let parsed = read_object(request.as_bytes())
+            .map_err(AnalysisError::from)
+            .and_then(|r| game_of(&r));
         match parsed {
             Err(AnalysisError::IllegalAction { field, message }) => (field.into(), message),
             Err(AnalysisError::InvalidNotation { field, message }) => (field.into(), message),
@@ -248,7 +219,7 @@ mod tests {
     fn a_busy_board_is_told_to_try_again() {
         let response = AnalysisError::Busy.into_response();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
-        let response = AnalysisError::TooLarge.into_response();
+        let response = AnalysisError::Http(HttpError::TooLarge(MAX_ANALYSIS_BODY)).into_response();
         assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 

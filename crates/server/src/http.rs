@@ -11,13 +11,14 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{
-    ApiError, ApiErrorCode, CreateTable, GameAnalysis, GameRecord, TableCreated,
+    ApiError, ApiErrorCode, CreateTable, GameAnalysis, GameRecord, TableCreated, MAX_FRAME_BYTES,
 };
 use baghchal_rules::Record;
 
 use crate::client_limit::client_address;
 use crate::names::side_to_wire;
 use crate::options::{Opponent, TableOptions};
+use crate::request::{read_json_post, read_object};
 use crate::tablebase::TablebaseState;
 use crate::tables::TablesError;
 use crate::AppState;
@@ -29,9 +30,9 @@ pub enum HttpError {
     /// The body is not one JSON object.
     #[error("the body is not a JSON object: {0}")]
     InvalidJson(String),
-    /// The body is too large.
+    /// The body is over the route's limit, in bytes.
     #[error("the body is too large")]
-    TooLarge,
+    TooLarge(usize),
     /// The request comes from a page of another origin.
     #[error("forbidden origin")]
     ForbiddenOrigin,
@@ -72,10 +73,10 @@ impl HttpError {
                 None,
                 format!("the body is not a JSON object: {message}"),
             ),
-            HttpError::TooLarge => (
+            HttpError::TooLarge(limit) => (
                 ApiErrorCode::TooLarge,
                 None,
-                "the body is limited to 16 KiB".into(),
+                format!("the body is limited to {} KiB", limit / 1024),
             ),
             HttpError::ForbiddenOrigin => (
                 ApiErrorCode::ForbiddenOrigin,
@@ -163,53 +164,18 @@ pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) ->
 
 /// Reads the body of `POST /api/tables` as checked options, naming the
 /// field at fault when it is not one (public for the fuzz target
-/// `table_options`).
-///
-/// The body is first read whole as JSON, so that anything that is not one
-/// JSON object (a syntax error, trailing bytes, an array, a string) is
-/// `invalid_json`; only then is the object read as a request, so that every
-/// field of the wrong type (`null` included) is `invalid_field` naming it.
+/// `table_options`). Anything that is not one JSON object is
+/// `invalid_json`; see [`crate::request`].
 pub fn parse_request(body: &[u8]) -> Result<TableOptions, HttpError> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| HttpError::InvalidJson(e.to_string()))?;
-    if !value.is_object() {
-        return Err(HttpError::InvalidJson(
-            "the body must be a JSON object".into(),
-        ));
-    }
-    let raw: CreateTable = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let message = e.into_inner().to_string();
-        // serde names a missing or unknown field in its message, at the
-        // path of the object that holds it.
-        let named = ["missing field `", "unknown field `"]
-            .iter()
-            .find_map(|prefix| message.strip_prefix(prefix))
-            .and_then(|rest| rest.split('`').next());
-        let field = match (named, path.as_str()) {
-            (Some(name), ".") => name.to_owned(),
-            (Some(name), path) if path == name || path.ends_with(&format!(".{name}")) => {
-                path.to_owned()
-            }
-            (Some(name), parent) => format!("{parent}.{name}"),
-            (None, path) => path.to_owned(),
-        };
-        HttpError::InvalidField { field, message }
-    })?;
-    TableOptions::parse(&raw).map_err(|e| HttpError::InvalidField {
+    options_of(&read_object(body)?)
+}
+
+/// A request's options, checked.
+fn options_of(raw: &CreateTable) -> Result<TableOptions, HttpError> {
+    TableOptions::parse(raw).map_err(|e| HttpError::InvalidField {
         field: e.field.to_owned(),
         message: e.message,
     })
-}
-
-/// Whether a request says its body is JSON (`application/json`, with or
-/// without parameters such as `charset`).
-fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
 }
 
 /// `POST /api/tables`.
@@ -219,14 +185,8 @@ pub async fn create_table(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<TableCreated>), HttpError> {
-    if !state.origins.admits(&headers) {
-        return Err(HttpError::ForbiddenOrigin);
-    }
-    if !is_json(&headers) {
-        return Err(HttpError::NotJson);
-    }
-    let body = body.map_err(|_| HttpError::TooLarge)?;
-    let options = parse_request(&body)?;
+    let raw = read_json_post(&state.origins, &headers, body, MAX_FRAME_BYTES)?;
+    let options = options_of(&raw)?;
     let client = client_address(peer, &headers, state.trust_proxy);
     state.creation_limit.check(client).map_err(|wait| {
         crate::stats::tables_rate_limited();
@@ -458,20 +418,6 @@ mod tests {
                 String::from_utf8_lossy(body)
             );
         }
-    }
-
-    #[test]
-    fn only_a_json_content_type_is_taken_for_json() {
-        let with = |value: &'static str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(header::CONTENT_TYPE, value.parse().unwrap());
-            is_json(&headers)
-        };
-        assert!(with("application/json"));
-        assert!(with("Application/JSON; charset=utf-8"));
-        assert!(!with("text/plain"));
-        assert!(!with("application/x-www-form-urlencoded"));
-        assert!(!is_json(&HeaderMap::new()));
     }
 
     #[test]

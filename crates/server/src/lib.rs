@@ -25,6 +25,7 @@ pub mod options;
 pub mod origin;
 pub mod page;
 pub mod play;
+pub mod request;
 pub mod stats;
 pub mod storage;
 pub mod table;

@@ -346,6 +346,26 @@ pub fn data_dir_of(database_url: &str) -> PathBuf {
     }
 }
 
+/// Where the server keeps its tablebase, and where every tool that reads
+/// it looks: `file` when one is named, else [`FILE_NAME`] in `data_dir`,
+/// which defaults to the database's directory ([`data_dir_of`]).
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use baghchal_server::tablebase::tablebase_path;
+/// let url = "sqlite:///var/lib/baghchal/baghchal.db?mode=rwc";
+/// assert_eq!(tablebase_path(None, None, url), PathBuf::from("/var/lib/baghchal/baghchal.tb"));
+/// assert_eq!(tablebase_path(None, Some(Path::new("/data")), url), PathBuf::from("/data/baghchal.tb"));
+/// assert_eq!(tablebase_path(Some(Path::new("x.tb")), Some(Path::new("/data")), url), PathBuf::from("x.tb"));
+/// ```
+pub fn tablebase_path(file: Option<&Path>, data_dir: Option<&Path>, database_url: &str) -> PathBuf {
+    match (file, data_dir) {
+        (Some(file), _) => file.to_owned(),
+        (None, Some(dir)) => dir.join(FILE_NAME),
+        (None, None) => data_dir_of(database_url).join(FILE_NAME),
+    }
+}
+
 /// The engine with the server's tablebase from the moment it is ready:
 /// each choice and each analysis takes what the slot holds at its start.
 pub struct LiveEngine(pub TablebaseSlot);

@@ -122,10 +122,10 @@ pub struct Args {
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
-    /// The movement-phase tablebase the levels probe (default:
-    /// baghchal.tb when it exists).
-    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
-    tablebase: Option<PathBuf>,
+    /// The movement-phase tablebase the levels probe, found where the
+    /// server keeps it; played without when it is not there.
+    #[command(flatten)]
+    location: crate::tablebase::Location,
 }
 
 /// Who plays: a level of the ladder, a point of the levels' path, or a
@@ -1032,7 +1032,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let players: Vec<Player> = levels.iter().chain(&bots).copied().collect();
     let fixtures = schedule(&pairs, args.games, args.seed);
-    let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
+    let engine = args.location.engine()?;
     let (played, seconds) = match &args.from_records {
         Some(dir) => (read_played(dir, &players)?, None),
         None => {

@@ -33,10 +33,10 @@ pub struct Args {
     /// movement phase in a tablebase draw, until one is proved.
     #[arg(long)]
     along: bool,
-    /// The movement-phase tablebase (default: baghchal.tb when it
-    /// exists); the analysis needs one.
-    #[arg(long, env = "BAGHCHAL_TABLEBASE")]
-    tablebase: Option<PathBuf>,
+    /// The movement-phase tablebase, found where the server keeps it; the
+    /// analysis needs it.
+    #[command(flatten)]
+    location: crate::tablebase::Location,
 }
 
 /// What the search makes of a position, for the side to move.
@@ -78,7 +78,7 @@ fn name(path: &Path) -> String {
 
 /// Runs `baghchal squeeze`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let engine = crate::tablebase::engine(args.tablebase.as_deref())?;
+    let engine = args.location.engine()?;
     let Some(tablebase) = engine.tablebase() else {
         bail!("squeeze needs the tablebase: build it with `baghchal tablebase build`");
     };

@@ -5,7 +5,8 @@
 use std::num::NonZeroU32;
 
 use baghchal_protocol::{
-    ClientMessage, ErrorCode, GameRecord, IllegalReason, Opponent, ServerMessage,
+    ApiError, ApiErrorCode, ClientMessage, ErrorCode, GameRecord, IllegalReason, Opponent,
+    ServerMessage,
 };
 use baghchal_server::ws::RateLimit;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -405,3 +406,73 @@ async fn bad_table_requests_name_the_field(db: &TestDb) {
     server.stop().await;
 }
 on_both!(bad_table_requests_name_the_field);
+
+/// `POST /api/analysis` is refused exactly as `POST /api/tables` is: the
+/// same checks in the same order, the same status and the same body.
+#[tokio::test]
+async fn the_analysis_board_refuses_requests_as_table_creation_does() {
+    let db = TestDb::sqlite();
+    let mut config = TestServer::config(&db);
+    config.public_url = "https://baghchal.example".into();
+    let server = TestServer::start_with(config).await;
+    let json = ("Content-Type", "application/json");
+    let huge = format!(r#"{{"start":"{}"}}"#, "x".repeat(70 * 1024));
+    let cases: Vec<(Vec<(&str, &str)>, &str, u16, ApiErrorCode)> = vec![
+        (
+            vec![json],
+            r#"{"variant":{}} trailing"#,
+            400,
+            ApiErrorCode::InvalidJson,
+        ),
+        (
+            vec![json],
+            r#"{"variant":{}}{}"#,
+            400,
+            ApiErrorCode::InvalidJson,
+        ),
+        (vec![json], "[1,2]", 400, ApiErrorCode::InvalidJson),
+        (vec![json], "null", 400, ApiErrorCode::InvalidJson),
+        (vec![json], "{", 400, ApiErrorCode::InvalidJson),
+        (vec![], "{}", 415, ApiErrorCode::UnsupportedMediaType),
+        (
+            vec![("Content-Type", "text/plain")],
+            "{}",
+            415,
+            ApiErrorCode::UnsupportedMediaType,
+        ),
+        (
+            vec![json, ("Origin", "https://evil.example")],
+            "{}",
+            403,
+            ApiErrorCode::ForbiddenOrigin,
+        ),
+        (
+            vec![("Origin", "https://evil.example")],
+            "not json",
+            403,
+            ApiErrorCode::ForbiddenOrigin,
+        ),
+        (vec![json], &huge, 413, ApiErrorCode::TooLarge),
+    ];
+    for (headers, body, status, code) in &cases {
+        for path in ["/api/tables", "/api/analysis"] {
+            let (got, _, answer) = http_with(server.addr, "POST", path, headers, body).await;
+            let shown = &body[..body.len().min(40)];
+            assert_eq!(got, *status, "{path} {headers:?} {shown}: {answer}");
+            let error: ApiError = serde_json::from_str(&answer)
+                .unwrap_or_else(|e| panic!("{path} {shown}: {answer}: {e}"));
+            assert_eq!((error.error, error.field), (*code, None), "{path} {shown}");
+        }
+    }
+    // The page's own origin is served.
+    let (status, _, answer) = http_with(
+        server.addr,
+        "POST",
+        "/api/analysis",
+        &[json, ("Origin", "https://baghchal.example")],
+        r#"{"actions":["c3"]}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    server.stop().await;
+}
