@@ -417,7 +417,9 @@ async fn the_analysis_board_refuses_requests_as_table_creation_does() {
     let server = TestServer::start_with(config).await;
     let json = ("Content-Type", "application/json");
     let huge = format!(r#"{{"start":"{}"}}"#, "x".repeat(70 * 1024));
-    let cases: Vec<(Vec<(&str, &str)>, &str, u16, ApiErrorCode)> = vec![
+    /// Headers, body, and the status and code expected.
+    type Case<'a> = (Vec<(&'a str, &'a str)>, &'a str, u16, ApiErrorCode);
+    let cases: Vec<Case> = vec![
         (
             vec![json],
             r#"{"variant":{}} trailing"#,
