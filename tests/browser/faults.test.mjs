@@ -5,7 +5,7 @@
 // and the Nepali rendering.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, point, playByMouse, text, clean } from './harness.mjs';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, point, playByMouse, text, waitText, clean } from './harness.mjs';
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -51,15 +51,15 @@ test('after a rematch at a computer table the seat labels follow the swapped sid
   const p = await newPage(browser);
   await createTable(p.page, server.url, { opponent: 'computer', side: 'goats', level: 400 });
   assert.match(await text(p.page, '#seat-goats .seat-name'), /\(you\)/);
-  assert.match(await text(p.page, '#seat-tigers .seat-state'), /computer, level 400/);
+  await waitText(p.page, '#seat-tigers .seat-state', /computer, level 400/);
   await resign(p.page);
   await p.page.locator('#rematch').click();
   await p.page.waitForFunction(() => /Game 2/.test(document.querySelector('.tally')?.textContent || ''));
   // The player now holds the tigers, the computer the goats.
   assert.match(await text(p.page, '#seat-tigers .seat-name'), /\(you\)/);
-  assert.equal(await text(p.page, '#seat-tigers .seat-state'), 'connected');
+  await waitText(p.page, '#seat-tigers .seat-state', 'connected');
   assert.doesNotMatch(await text(p.page, '#seat-goats .seat-name'), /you/);
-  assert.match(await text(p.page, '#seat-goats .seat-state'), /computer, level 400/);
+  await waitText(p.page, '#seat-goats .seat-state', /computer, level 400/);
   clean(p);
   await p.context.close();
 });

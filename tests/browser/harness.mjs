@@ -242,6 +242,26 @@ export async function text(page, selector) {
   return (await page.locator(selector).textContent()) || '';
 }
 
+/**
+ * Waits until the text of `selector` matches `pattern` (a regular
+ * expression, or a string for the exact text) and returns it: a read that
+ * does not race the message that fills the element in.
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ * @param {RegExp | string} pattern
+ */
+export async function waitText(page, selector, pattern) {
+  const want = typeof pattern === 'string' ? { exact: pattern } : { source: pattern.source, flags: pattern.flags };
+  await page.waitForFunction(
+    ([sel, w]) => {
+      const t = document.querySelector(sel)?.textContent || '';
+      return w.exact !== undefined ? t === w.exact : new RegExp(w.source || '', w.flags).test(t);
+    },
+    /** @type {[string, {exact?: string, source?: string, flags?: string}]} */ ([selector, want]),
+  );
+  return text(page, selector);
+}
+
 /** A short game to a finish when the tigers need only three goats: each goat is placed where a tiger takes it. */
 export const THREE_GOAT_WIN = ['b2', 'a1xc3', 'b3', 'c3xa3', 'd4', 'e5xc3'];
 

@@ -17,6 +17,7 @@ import {
   seriousViolations,
   screenshot,
   text,
+  waitText,
   clean,
   THREE_GOAT_WIN,
 } from './harness.mjs';
@@ -284,7 +285,7 @@ test('a game against the computer on each side', async () => {
   const goats = await newPage(browser);
   await createTable(goats.page, server.url, { opponent: 'computer', side: 'goats', level: 400 });
   assert.equal(await goats.page.locator('#offer-draw').count(), 0, 'no draw offers against the computer');
-  assert.match(await text(goats.page, '#seat-tigers .seat-state'), /computer, level 400/);
+  await waitText(goats.page, '#seat-tigers .seat-state', /computer, level 400/);
   for (let n = 0; n < 3; n++) {
     const place = (await squaresNamed(goats.page, 'you can place here'))[0];
     await playByMouse(goats.page, place);

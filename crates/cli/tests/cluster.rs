@@ -10,8 +10,8 @@ mod support;
 
 use baghchal_protocol::Side;
 use support::cluster::{
-    addrs_of, assert_in_order, assert_one_line, client, finish, friend, spread, stored,
-    until_all_stored, until_each_moves_on, until_stored, Setup, Tally, LEASE,
+    addrs_of, client, finish, friend, in_play, settle, spread, stored, until_all_stored,
+    until_each_moves_on, until_stored, Setup, LEASE,
 };
 use support::{claim, token_of};
 
@@ -85,18 +85,10 @@ async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
     let before = stored(&setup.database_url).await;
     killed.kill().await;
     // Takeover: every table of node a still in play has a new event.
-    let moving: Vec<&str> = played
-        .iter()
-        .filter(|p| p.owner == 0 && before[&p.table].len() < usize::from(PLIES))
-        .map(|p| p.table.as_str())
-        .collect();
+    let moving = in_play(&played, &before, PLIES, Some(0));
     assert!(moving.len() >= 3, "play ran ahead of the kill");
     let takeover = until_each_moves_on(&setup.database_url, &before, &moving).await;
-    let seen = finish(players).await;
-    let log = stored(&setup.database_url).await;
-    assert_in_order(&seen);
-    assert_one_line(&log);
-    let tally = Tally::of(&seen, &log);
+    let (_, tally) = settle(players, &setup.database_url).await;
     println!(
         "cluster kill: {TABLES} tables, {tally:?}, takeover of {} tables {takeover:?} \
          (lease {LEASE})",
@@ -142,10 +134,7 @@ async fn an_owner_paused_past_its_lease_loses_its_table_and_never_writes_again()
     // Another node takes the table over and play goes on.
     until_stored(&setup.database_url, &table, paused + 4).await;
     nodes[0].signal("CONT").await;
-    let seen = finish(vec![host, guest]).await;
-    assert_in_order(&seen);
-    let log = stored(&setup.database_url).await;
-    assert_one_line(&log);
+    let (log, _) = settle(vec![host, guest], &setup.database_url).await;
     let epochs: Vec<i64> = log[&table].iter().map(|e| e.4).collect();
     assert!(
         epochs.last() > epochs.first(),

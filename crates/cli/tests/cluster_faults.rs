@@ -8,21 +8,51 @@
 
 mod support;
 
+use std::future::Future;
+use std::time::Duration;
+
 use support::cluster::{
-    addrs_of, assert_in_order, assert_one_line, counter, finish, owners, services, spread, stored,
-    until_all_stored, until_each_moves_on, Setup, Tally, LEASE, LEASE_TIME,
+    addrs_of, counter, in_play, owners, services, settle, spread, stored, until_all_stored,
+    until_each_moves_on, Setup, Tally, LEASE, LEASE_TIME,
 };
 use support::services::{Nats, Postgres, Proxy};
 
 const TABLES: usize = 6;
 const PLIES: u16 = 50;
 
-/// The tables of `log` still short of `PLIES`.
-fn in_play(log: &support::cluster::Log) -> Vec<&str> {
-    log.iter()
-        .filter(|(_, events)| events.len() < usize::from(PLIES))
-        .map(|(table, _)| table.as_str())
-        .collect()
+/// What play through an outage came to.
+struct Outcome {
+    /// The acknowledged actions against the stored log.
+    tally: Tally,
+    /// How long play took to go on at every table still in play.
+    recovery: Duration,
+    /// How many tables were still in play.
+    moving: usize,
+    /// Relayed frames the nodes found missing.
+    lost_frames: f64,
+}
+
+/// Plays at `TABLES` tables over three nodes of `setup`, runs `outage` (a
+/// service stopped for longer than a lease and started again) once play is
+/// under way everywhere, and waits for play to go on at every table still
+/// in play.
+async fn through(setup: &Setup, outage: impl Future<Output = ()>) -> Outcome {
+    let nodes = setup.three().await;
+    let shared = addrs_of(&nodes);
+    let (players, played) = spread(&nodes, &shared, TABLES, PLIES).await;
+    until_all_stored(&setup.database_url, &played, 4).await;
+    outage.await;
+    let before = stored(&setup.database_url).await;
+    let moving = in_play(&played, &before, PLIES, None);
+    let recovery = until_each_moves_on(&setup.database_url, &before, &moving).await;
+    let (_, tally) = settle(players, &setup.database_url).await;
+    let lost_frames = counter(&nodes, "baghchal_relay_frames_lost_total").await;
+    Outcome {
+        tally,
+        recovery,
+        moving: moving.len(),
+        lost_frames,
+    }
 }
 
 #[tokio::test]
@@ -34,32 +64,25 @@ async fn nats_restarted_during_play_loses_nothing_and_the_cluster_recovers() {
         return;
     };
     let setup = Setup::on(&admin_url, &nats.url()).await;
-    let nodes = setup.three().await;
-    let shared = addrs_of(&nodes);
-    let (players, played) = spread(&nodes, &shared, TABLES, PLIES).await;
-    until_all_stored(&setup.database_url, &played, 4).await;
-    nats.kill().await;
-    // Away for longer than a lease: the nodes stop renewing and fence
-    // themselves off their tables.
-    tokio::time::sleep(LEASE_TIME + LEASE_TIME / 2).await;
-    nats.start_again().await;
-    let before = stored(&setup.database_url).await;
-    let moving = in_play(&before);
-    let recovery = until_each_moves_on(&setup.database_url, &before, &moving).await;
-    let seen = finish(players).await;
-    let log = stored(&setup.database_url).await;
-    assert_in_order(&seen);
-    assert_one_line(&log);
-    let tally = Tally::of(&seen, &log);
-    let lost_frames = counter(&nodes, "baghchal_relay_frames_lost_total").await;
+    let Outcome {
+        tally,
+        recovery,
+        moving,
+        lost_frames,
+    } = through(&setup, async {
+        nats.kill().await;
+        // Away for longer than a lease: the nodes stop renewing and fence
+        // themselves off their tables.
+        tokio::time::sleep(LEASE_TIME + LEASE_TIME / 2).await;
+        nats.start_again().await;
+    })
+    .await;
     println!(
         "nats restart: {TABLES} tables, {tally:?}, relayed frames found missing {lost_frames}, \
-         every table in play ({}) moved on {recovery:?} after the restart (lease {LEASE})",
-        moving.len()
+         every table in play ({moving}) moved on {recovery:?} after the restart (lease {LEASE})"
     );
     assert_eq!((tally.lost, tally.duplicated), (0, 0));
     assert!(tally.acknowledged >= TABLES * 4);
-    drop(nodes);
     setup.cleanup().await;
 }
 
@@ -72,31 +95,26 @@ async fn postgres_restarted_during_play_loses_nothing_and_play_resumes() {
         return;
     };
     let setup = Setup::on(&postgres.admin_url(), &nats_url).await;
-    let nodes = setup.three().await;
-    let shared = addrs_of(&nodes);
-    let (players, played) = spread(&nodes, &shared, TABLES, PLIES).await;
-    until_all_stored(&setup.database_url, &played, 4).await;
-    postgres.stop().await;
-    // Away for longer than a lease: renewals fail, the nodes stop their
-    // tables at their deadlines.
-    tokio::time::sleep(LEASE_TIME + LEASE_TIME / 2).await;
-    postgres.start_again().await;
-    let before = stored(&setup.database_url).await;
-    let moving = in_play(&before);
-    let recovery = until_each_moves_on(&setup.database_url, &before, &moving).await;
-    let seen = finish(players).await;
-    let log = stored(&setup.database_url).await;
-    assert_in_order(&seen);
-    assert_one_line(&log);
-    let tally = Tally::of(&seen, &log);
+    let Outcome {
+        tally,
+        recovery,
+        moving,
+        lost_frames,
+    } = through(&setup, async {
+        postgres.stop().await;
+        // Away for longer than a lease: renewals fail, the nodes stop their
+        // tables at their deadlines.
+        tokio::time::sleep(LEASE_TIME + LEASE_TIME / 2).await;
+        postgres.start_again().await;
+    })
+    .await;
     println!(
-        "postgres restart: {TABLES} tables, {tally:?}, every table in play ({}) moved on \
-         {recovery:?} after the restart (lease {LEASE})",
-        moving.len()
+        "postgres restart: {TABLES} tables, {tally:?}, relayed frames found missing \
+         {lost_frames}, every table in play ({moving}) moved on {recovery:?} after the restart \
+         (lease {LEASE})"
     );
     assert_eq!((tally.lost, tally.duplicated), (0, 0));
     assert!(tally.acknowledged >= TABLES * 4);
-    drop(nodes);
     setup.cleanup().await;
 }
 
@@ -126,16 +144,9 @@ async fn a_node_cut_off_from_nats_gives_its_tables_up_and_nothing_forks() {
     shared.lock().unwrap().remove(0);
     let before = stored(&setup.database_url).await;
     proxy.cut();
-    let moving: Vec<&str> = played
-        .iter()
-        .filter(|p| p.owner == 0 && before[&p.table].len() < usize::from(PLIES))
-        .map(|p| p.table.as_str())
-        .collect();
+    let moving = in_play(&played, &before, PLIES, Some(0));
     let takeover = until_each_moves_on(&setup.database_url, &before, &moving).await;
-    let seen = finish(players).await;
-    let log = stored(&setup.database_url).await;
-    assert_in_order(&seen);
-    assert_one_line(&log);
+    let (log, tally) = settle(players, &setup.database_url).await;
     let owned = owners(&setup.database_url).await;
     for table in &moving {
         assert_ne!(owned[*table].as_deref(), Some("a"), "{table} stayed on a");
@@ -146,7 +157,6 @@ async fn a_node_cut_off_from_nats_gives_its_tables_up_and_nothing_forks() {
         nodes[0].child.try_wait().unwrap().is_none(),
         "the cut-off node is still running"
     );
-    let tally = Tally::of(&seen, &log);
     println!(
         "nats cut: {TABLES} tables, {tally:?}, the {} tables of the cut-off node in play moved \
          in {takeover:?} (lease {LEASE})",

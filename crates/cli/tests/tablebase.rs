@@ -21,6 +21,22 @@ fn baghchal(args: &[&str]) -> std::process::Output {
     command(args).output().expect("the binary runs")
 }
 
+/// Starts the engine protocol with `engine`, quits it at once, and returns
+/// what it wrote to standard error (where it says which tablebase it read).
+fn engine_log(mut engine: Command) -> String {
+    let mut engine = engine
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    engine.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let out = engine.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    err
+}
+
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("baghchal-cli-{name}-{}", std::process::id()));
@@ -107,16 +123,7 @@ fn the_tools_find_the_tablebase_where_the_server_keeps_it() {
         assert!(text.contains(&format!("{dir_text}/baghchal.tb")), "{text}");
     }
     // The engine plays with it, and says which file it read.
-    let mut engine = command(&["engine", "--data-dir", dir_text])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    engine.stdin.take().unwrap().write_all(b"quit\n").unwrap();
-    let out = engine.wait_with_output().unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(out.status.success(), "{err}");
+    let err = engine_log(command(&["engine", "--data-dir", dir_text]));
     assert!(
         err.contains(&format!("tablebase {dir_text}/baghchal.tb")),
         "{err}"
@@ -152,17 +159,9 @@ fn a_missing_tablebase_is_reported_with_where_it_was_looked_for() {
         "{err}"
     );
     // The engine plays on without it, and says where it looked.
-    let mut engine = command(&["engine"])
-        .env("BAGHCHAL_DATA_DIR", dir_text)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    engine.stdin.take().unwrap().write_all(b"quit\n").unwrap();
-    let out = engine.wait_with_output().unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(out.status.success(), "{err}");
+    let mut engine = command(&["engine"]);
+    engine.env("BAGHCHAL_DATA_DIR", dir_text);
+    let err = engine_log(engine);
     assert!(
         err.contains(&format!("no tablebase at {dir_text}/baghchal.tb")),
         "{err}"

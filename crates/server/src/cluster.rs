@@ -265,19 +265,28 @@ fn static_reason(reason: &str) -> &'static str {
 /// eight bytes (big-endian), then for `T` the text, for `C` the code and
 /// the reason; `E` when the table dropped the connection.
 fn relay_frame(seq: u64, outgoing: Option<&Outgoing>) -> Bytes {
-    let (kind, body): (u8, Vec<u8>) = match outgoing {
-        Some(Outgoing::Text(text)) => (b'T', text.as_bytes().to_vec()),
-        Some(Outgoing::Close(close)) => {
-            let mut body = close.code().to_be_bytes().to_vec();
-            body.extend_from_slice(close.reason().as_bytes());
-            (b'C', body)
-        }
-        None => (b'E', Vec::new()),
+    // One buffer, written once: this runs for every frame relayed.
+    let head = |kind: u8, body_len: usize| {
+        let mut frame = Vec::with_capacity(9 + body_len);
+        frame.push(kind);
+        frame.extend_from_slice(&seq.to_be_bytes());
+        frame
     };
-    let mut frame = Vec::with_capacity(9 + body.len());
-    frame.push(kind);
-    frame.extend_from_slice(&seq.to_be_bytes());
-    frame.extend_from_slice(&body);
+    let frame = match outgoing {
+        Some(Outgoing::Text(text)) => {
+            let mut frame = head(b'T', text.len());
+            frame.extend_from_slice(text.as_bytes());
+            frame
+        }
+        Some(Outgoing::Close(close)) => {
+            let reason = close.reason().as_bytes();
+            let mut frame = head(b'C', 2 + reason.len());
+            frame.extend_from_slice(&close.code().to_be_bytes());
+            frame.extend_from_slice(reason);
+            frame
+        }
+        None => head(b'E', 0),
+    };
     Bytes::from(frame)
 }
 

@@ -352,6 +352,35 @@ pub async fn finish(players: Vec<JoinHandle<Seen>>) -> Vec<Seen> {
     seen
 }
 
+/// The tables of `played` (those first owned by node `node`, or all)
+/// still short of `plies` events in `before`: the ones whose play must go
+/// on after a fault.
+pub fn in_play<'a>(
+    played: &'a [Played],
+    before: &Log,
+    plies: u16,
+    node: Option<usize>,
+) -> Vec<&'a str> {
+    played
+        .iter()
+        .filter(|p| node.is_none_or(|n| p.owner == n))
+        .filter(|p| before[&p.table].len() < usize::from(plies))
+        .map(|p| p.table.as_str())
+        .collect()
+}
+
+/// Waits for every player, then checks what they saw and what is stored:
+/// no client saw an event twice or skipped one, no table's log forked.
+/// Returns the stored log and the tally of acknowledged actions in it.
+pub async fn settle(players: Vec<JoinHandle<Seen>>, database_url: &str) -> (Log, Tally) {
+    let seen = finish(players).await;
+    let log = stored(database_url).await;
+    assert_in_order(&seen);
+    assert_one_line(&log);
+    let tally = Tally::of(&seen, &log);
+    (log, tally)
+}
+
 /// A stored event: version, action, player, client id, epoch.
 pub type StoredEvent = (i64, Option<String>, Option<String>, Option<String>, i64);
 /// The same, with its table first.

@@ -31,16 +31,29 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts the binary with `args` on a free loopback port, without a
-    /// tablebase and with the sockets' rate limits lifted; returns once it
-    /// listens. `BAGHCHAL_TEST_LOG` sets its log filter (`warn` by default).
-    pub async fn start(args: &[&str]) -> Server {
+    /// The binary with `args`, on a free loopback port, without a
+    /// tablebase and with the sockets' rate limits lifted, not yet started.
+    /// `BAGHCHAL_TEST_LOG` sets its log filter (`warn` by default).
+    pub fn command(args: &[&str]) -> Command {
         let log = std::env::var("BAGHCHAL_TEST_LOG").unwrap_or_else(|_| "warn".into());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_baghchal"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_baghchal"));
+        command
             .args(["--addr", "127.0.0.1:0", "--log", &log, "--no-tablebase"])
             .args(args)
             .env("BAGHCHAL_WS_RATE", "100000")
-            .env("BAGHCHAL_WS_BURST", "100000")
+            .env("BAGHCHAL_WS_BURST", "100000");
+        command
+    }
+
+    /// Starts [`Server::command`] with `args`; returns once it listens.
+    pub async fn start(args: &[&str]) -> Server {
+        Server::spawn(Server::command(args)).await
+    }
+
+    /// Starts `command` (the binary, set up by the caller); returns once it
+    /// prints the address it listens on.
+    pub async fn spawn(mut command: Command) -> Server {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -77,38 +90,48 @@ impl Server {
         assert!(status.success());
     }
 
+    /// Sends one raw HTTP/1.1 `request` and returns the answer's head and
+    /// body.
+    async fn http(&self, request: &str) -> (String, String) {
+        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
+            .await
+            .expect("an answer")
+            .unwrap();
+        let response = String::from_utf8_lossy(&response).into_owned();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        (head.to_owned(), body.to_owned())
+    }
+
+    /// `GET path`: the answer's head and body.
+    pub async fn get(&self, path: &str) -> (String, String) {
+        self.http(&format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.addr
+        ))
+        .await
+    }
+
     /// `POST /api/tables` with `body`; the table must be created.
     pub async fn create(&self, body: &serde_json::Value) -> TableCreated {
         let body = body.to_string();
-        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
-        let request = format!(
-            "POST /api/tables HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.addr,
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).await.unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").unwrap();
-        assert!(head.starts_with("HTTP/1.1 201"), "{response}");
-        serde_json::from_str(body).unwrap()
+        let (head, body) = self
+            .http(&format!(
+                "POST /api/tables HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                self.addr,
+                body.len()
+            ))
+            .await;
+        assert!(head.starts_with("HTTP/1.1 201"), "{head}\n{body}");
+        serde_json::from_str(&body).unwrap()
     }
 
     /// The body of `GET /metrics`.
     pub async fn metrics(&self) -> String {
-        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
-        let request = format!(
-            "GET /metrics HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.addr
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).await.unwrap();
-        response
-            .split_once("\r\n\r\n")
-            .map(|(_, body)| body.to_owned())
-            .unwrap_or_default()
+        self.get("/metrics").await.1
     }
 }
 

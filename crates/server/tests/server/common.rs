@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use baghchal_protocol::{ClientMessage, CreateTable, ServerMessage, TableCreated};
+use baghchal_protocol::{ClientMessage, CreateTable, ErrorCode, ServerMessage, TableCreated};
 use baghchal_server::client_limit::TableLimit;
 use baghchal_server::table::Pace;
 use baghchal_server::time::{ManualClock, Timestamp};
@@ -534,6 +534,15 @@ impl Client {
             .await
             .into_iter()
             .find(|m| matches!(m, ServerMessage::Error { .. }))
+    }
+
+    /// Sends a command and returns the code of the error it got, or
+    /// `None` when it was not refused.
+    pub async fn refusal(&mut self, message: &ClientMessage) -> Option<ErrorCode> {
+        match self.refused(message).await {
+            Some(ServerMessage::Error { code, .. }) => Some(code),
+            _ => None,
+        }
     }
 
     pub async fn close(mut self) {

@@ -107,10 +107,15 @@ async fn a_computer_game_may_be_aborted_by_its_player_before_both_have_played(db
     req.side = baghchal_protocol::Side::Tigers;
     let created = server.create(&req).await;
     let mut host = server.connect().await;
-    host.hello(&created.table, created.secret.as_deref().unwrap(), None)
+    let joined = host
+        .hello(&created.table, created.secret.as_deref().unwrap(), None)
         .await;
-    // The computer places first; the host aborts before answering.
-    let state = host.event_at(1).await;
+    // The computer places first (before the hello, and then the snapshot
+    // holds its placement, or after it); the host aborts before answering.
+    let state = match joined.snapshot() {
+        Some((1, _, state)) => state,
+        _ => host.event_at(1).await,
+    };
     assert!(state.abortable);
     host.send(&ClientMessage::Abort { id: None }).await;
     let state = host.event_at(2).await;
