@@ -14,7 +14,9 @@
 #
 # The defaults are 3 runs of 1,000 tables (two spectators each, 4,000
 # sockets) at 1,000 actions/s for 20 s, the benchmark's standard load. BIN
-# names the directory of the binaries (target/release by default). The CSV
+# names the directory of the binaries (target/release by default);
+# BUILD_ARGS adds flags to the building server's command line (e.g.
+# BUILD_ARGS="--tablebase-threads 1"). The CSV
 # files of both kinds and every server's log stay in the directory printed
 # at the end.
 set -eu
@@ -42,6 +44,9 @@ one() {
         --table-burst 1000000 --ws-rate 100000 --ws-burst 100000 --log warn
     if [ "$kind" = off ]; then
         set -- "$@" --no-tablebase
+    else
+        # shellcheck disable=SC2086 # BUILD_ARGS is a list of flags
+        set -- "$@" ${BUILD_ARGS:-}
     fi
     "$@" >"$dir/server.log" 2>&1 &
     pid=$!

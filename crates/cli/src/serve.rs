@@ -74,6 +74,10 @@ pub struct Args {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     no_tablebase: bool,
+    /// Threads that build a missing tablebase, at the idle priority
+    /// (default: one per core).
+    #[arg(long, env = "BAGHCHAL_TABLEBASE_THREADS", value_parser = clap::value_parser!(u16).range(1..=256))]
+    tablebase_threads: Option<u16>,
     /// Cluster mode: the NATS server the nodes share, e.g.
     /// nats://127.0.0.1:4222 (PostgreSQL required).
     #[arg(long, env = "BAGHCHAL_NATS_URL")]
@@ -153,6 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.tablebase = tablebase_slot(
             args.location.path_for(&args.database_url),
             args.no_tablebase,
+            args.tablebase_threads,
         );
         config.bot = Arc::new(LiveEngine(config.tablebase.clone()));
         config.rate = RateLimit {
@@ -204,13 +209,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The tablebase as the flags say: off, or the file at `path` (see
-/// [`crate::tablebase::Location`]); built there on the cores' worth of
-/// low-priority threads when missing.
-fn tablebase_slot(path: PathBuf, off: bool) -> TablebaseSlot {
+/// [`crate::tablebase::Location`]); built there when missing on `threads`
+/// idle-priority threads, or one per core.
+fn tablebase_slot(path: PathBuf, off: bool, threads: Option<u16>) -> TablebaseSlot {
     if off {
         return TablebaseSlot::off();
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
     TablebaseSlot::new(path, Arc::new(HouseBuilder { threads }))
 }
 

@@ -76,6 +76,7 @@ mod tests {
             errors: Default::default(),
             memory: [None; 3],
             cpu: Default::default(),
+            stages: None,
         };
         let row = row(&args, 12, &outcome);
         let cells: Vec<&str> = row.split(',').collect();

@@ -32,6 +32,7 @@ use tokio::time::Instant;
 
 mod csv;
 mod server;
+mod stages;
 mod stats;
 mod table;
 
@@ -180,6 +181,9 @@ struct Outcome {
     /// Memory once connected, while playing and at the end.
     memory: [Option<Memory>; 3],
     cpu: Cpu,
+    /// The server's own histograms of the stages of an action, over the
+    /// play (`None` for the ceiling, which records none).
+    stages: Option<stages::Stages>,
 }
 
 /// Which server a run loads.
@@ -335,6 +339,8 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     let memory_connected = Memory::of_all(&server_pids);
 
     // Play.
+    let node_urls: Vec<&str> = run.nodes.iter().map(|n| n.url.as_str()).collect();
+    let stages_before = stages::scrape(&run.http, &node_urls).await;
     let cpu_before = Cpu::now(&server_pids);
     let start = Instant::now();
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -376,6 +382,12 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     bar.finish_and_clear();
     let cpu = Cpu::now(&server_pids).since(&cpu_before);
     let memory = Memory::of_all(&server_pids);
+    let stages = stages::scrape(&run.http, &node_urls)
+        .await
+        .map(|after| match &stages_before {
+            Some(before) => after.since(before),
+            None => after,
+        });
     if let Some(process) = started {
         process.stop().await;
     }
@@ -393,6 +405,7 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
         errors: stats.errors(),
         memory: [memory_connected, memory_playing, memory],
         cpu,
+        stages,
     })
 }
 
@@ -513,6 +526,15 @@ fn report(outcome: &Outcome) {
     if let (Some(busy), Some(load)) = (cpu.machine_busy, cpu.load) {
         let others = (busy - load - cpu.server.unwrap_or(0.0)).max(0.0);
         println!("other processes' CPU while playing: {}", share(others));
+    }
+    if let Some(stages) = &outcome.stages {
+        println!(
+            "{}'s stages of an action while playing (its /metrics):",
+            outcome.label
+        );
+        for line in stages.lines() {
+            println!("  {line}");
+        }
     }
 }
 

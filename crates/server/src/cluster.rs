@@ -273,7 +273,7 @@ fn relay_frame(seq: u64, outgoing: Option<&Outgoing>) -> Bytes {
         frame
     };
     let frame = match outgoing {
-        Some(Outgoing::Text(text)) => {
+        Some(Outgoing::Text(text) | Outgoing::Event(text, _)) => {
             let mut frame = head(b'T', text.len());
             frame.extend_from_slice(text.as_bytes());
             frame

@@ -9,6 +9,7 @@
 //! | `baghchal_actions_total` | counter | `outcome`: `accepted` or an error code |
 //! | `baghchal_commit_seconds` | histogram | |
 //! | `baghchal_commit_batch_size` | histogram | |
+//! | `baghchal_action_stage_seconds` | histogram | `stage`: see [`ActionStage`] |
 //! | `baghchal_engine_think_seconds` | histogram | `level` |
 //! | `baghchal_socket_closes_total` | counter | `code` (1001, 1008, 1009, 4000, 4001, 4002) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
@@ -35,7 +36,8 @@ pub fn handle() -> &'static PrometheusHandle {
         ];
         let sizes = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
         let builder = PrometheusBuilder::new()
-            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &seconds)
+            .set_buckets_for_metric(Matcher::Full(STAGE_METRIC.into()), &STAGE_BUCKETS)
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &seconds))
             .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_size".into()), &sizes));
         let builder = match builder {
             Ok(builder) => builder,
@@ -127,6 +129,59 @@ pub fn action_refused(code: ErrorCode) {
 pub fn committed(events: usize, took: Duration) {
     histogram!("baghchal_commit_seconds").record(took.as_secs_f64());
     histogram!("baghchal_commit_batch_size").record(events as f64);
+}
+
+/// The histogram of the stages of an action's path.
+const STAGE_METRIC: &str = "baghchal_action_stage_seconds";
+
+/// Its buckets: most stages take microseconds, so they start finer than
+/// the other histograms' and go up to the worst tail worth telling apart.
+const STAGE_BUCKETS: [f64; 22] = [
+    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.000_75, 0.001, 0.001_5, 0.002,
+    0.003, 0.005, 0.007_5, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
+];
+
+/// A stage of a player's action's path through a table owned here, in the
+/// order an accepted action goes through them. Their sum is the time from
+/// the socket's task handing the action to its table until the last
+/// subscriber's socket has the event.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ActionStage {
+    /// From the socket's task sending the action until the table's task
+    /// takes it up: the table's queue and the wait for a thread.
+    ToTable,
+    /// The rules deciding the action, up to handing it to the writer.
+    Decide,
+    /// In the writer's queue, until its batch starts to commit.
+    StorageQueue,
+    /// From handing it to the writer until the table's task runs again
+    /// with the commit done: the queue, the commit and the wake-up.
+    Store,
+    /// Applying the event and putting its frame in every subscriber's
+    /// outbox.
+    Broadcast,
+    /// From a subscriber's outbox until its socket has written the frame:
+    /// the wait for the socket's task and the write. One sample per
+    /// subscriber.
+    ToSocket,
+}
+
+impl ActionStage {
+    fn label(self) -> &'static str {
+        match self {
+            ActionStage::ToTable => "to_table",
+            ActionStage::Decide => "decide",
+            ActionStage::StorageQueue => "storage_queue",
+            ActionStage::Store => "store",
+            ActionStage::Broadcast => "broadcast",
+            ActionStage::ToSocket => "to_socket",
+        }
+    }
+}
+
+/// An action spent `took` in `stage`.
+pub fn stage(stage: ActionStage, took: Duration) {
+    histogram!(STAGE_METRIC, "stage" => stage.label()).record(took.as_secs_f64());
 }
 
 /// The computer chose an action at `level`.

@@ -18,6 +18,7 @@ use crate::clock::TimeControl;
 use crate::names::{repetition_from_name, repetition_name, side_from_name, side_name};
 use crate::options::{Opponent, TableOptions};
 use crate::play::{Claim, Event, Logged, Player};
+use crate::stats::ActionStage;
 use crate::time::Timestamp;
 use crate::token::TokenHash;
 
@@ -82,6 +83,8 @@ struct Append {
     /// The owner's epoch, when the table is owned under a lease: the
     /// append is refused unless it is still the table's epoch.
     epoch: Option<u64>,
+    /// When it was queued, for the writer's queue time.
+    queued: std::time::Instant,
     done: oneshot::Sender<Result<(), StorageError>>,
 }
 
@@ -110,6 +113,9 @@ async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: Canc
             }
         }
         let started = std::time::Instant::now();
+        for append in &batch {
+            crate::stats::stage(ActionStage::StorageQueue, started - append.queued);
+        }
         match pool.append(&batch).await {
             Ok(()) => {
                 crate::stats::committed(batch.len(), started.elapsed());
@@ -589,6 +595,7 @@ impl Storage {
             event: StoredEvent::encode(event),
             active,
             epoch,
+            queued: std::time::Instant::now(),
             done,
         };
         self.writer

@@ -20,6 +20,7 @@ use crate::bot::Computer;
 use crate::names::{event_to_wire, result_to_wire, side_to_wire};
 use crate::options::{Opponent, TableOptions};
 use crate::play::{Event, Intent, Logged, Play, Player, Refusal};
+use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
 use crate::time::{Timestamp, Wait, WallClock};
 use crate::token::{Token, TokenHash};
@@ -56,6 +57,10 @@ pub type ConnId = u64;
 pub enum Outgoing {
     /// A message, serialized once for every receiver.
     Text(Utf8Bytes),
+    /// A frame broadcast to every subscriber (an event, or presence),
+    /// serialized once, with the moment the table sent it (for
+    /// [`ActionStage::ToSocket`]).
+    Event(Utf8Bytes, std::time::Instant),
     /// Close the socket with this code.
     Close(wire::CloseCode),
 }
@@ -134,6 +139,8 @@ enum Command {
         conn: ConnId,
         id: Option<String>,
         intent: Result<Intent, String>,
+        /// When the socket's task sent it (for [`ActionStage::ToTable`]).
+        sent: std::time::Instant,
     },
     Record {
         game: u32,
@@ -319,7 +326,12 @@ impl TableHandle {
     ) -> Result<(), TableClosed> {
         match &self.route {
             Route::Local(tx) => tx
-                .send(Command::Act { conn, id, intent })
+                .send(Command::Act {
+                    conn,
+                    id,
+                    intent,
+                    sent: std::time::Instant::now(),
+                })
                 .await
                 .map_err(|_| TableClosed),
             Route::Remote(remote) => remote.act(id, intent).await,
@@ -611,7 +623,16 @@ impl Table {
                 let _ = respond_to.send(result);
             }
             Command::Leave { conn } => self.leave(conn).await,
-            Command::Act { conn, id, intent } => self.act(conn, id, intent).await,
+            Command::Act {
+                conn,
+                id,
+                intent,
+                sent,
+            } => {
+                let taken = std::time::Instant::now();
+                crate::stats::stage(ActionStage::ToTable, taken - sent);
+                self.act(conn, id, intent, taken).await;
+            }
             Command::Record { game, respond_to } => {
                 let _ = respond_to.send(self.record(game));
             }
@@ -900,7 +921,14 @@ impl Table {
             .map(|outbox| (Member::Spectator, outbox.clone()))
     }
 
-    async fn act(&mut self, conn: ConnId, id: Option<String>, intent: Result<Intent, String>) {
+    /// A player's action, taken up at `taken`.
+    async fn act(
+        &mut self,
+        conn: ConnId,
+        id: Option<String>,
+        intent: Result<Intent, String>,
+        taken: std::time::Instant,
+    ) {
         // A connection replaced or dropped meanwhile has no say.
         let Some((member, outbox)) = self.member_of(conn) else {
             return;
@@ -977,6 +1005,7 @@ impl Table {
                 return refuse(Refusal::NotClaimable);
             }
         }
+        crate::stats::stage(ActionStage::Decide, taken.elapsed());
         if self.commit(event, Some(player), id.as_deref()).await {
             crate::stats::action_accepted();
         } else {
@@ -1113,6 +1142,7 @@ impl Table {
             client_id: client_id.map(str::to_owned),
             at,
         };
+        let handed = std::time::Instant::now();
         if let Err(e) = self
             .context
             .storage
@@ -1130,6 +1160,8 @@ impl Table {
             }
             return false;
         }
+        let stored = std::time::Instant::now();
+        crate::stats::stage(ActionStage::Store, stored - handed);
         if let Err(refusal) = self.play.apply(event, at) {
             // `decide` approved it: this cannot happen.
             tracing::error!(refusal = ?refusal, "a decided event did not apply");
@@ -1158,6 +1190,7 @@ impl Table {
         }
         tracing::debug!(version, event = ?event, "committed");
         self.broadcast(frame);
+        crate::stats::stage(ActionStage::Broadcast, stored.elapsed());
         if self.absence() != self.absent {
             // The game left its abortable start or ended: the banner
             // appears or goes.
@@ -1178,12 +1211,17 @@ impl Table {
     /// Sends `frame` to everyone; a connection that cannot keep up is
     /// dropped (its socket closes with 4001).
     fn broadcast(&mut self, frame: Utf8Bytes) {
+        let sent = std::time::Instant::now();
         let mut dropped = false;
         let now = self.now();
         let [host_away, guest_away] = &mut self.away;
         for (seat, away) in [(&mut self.host, host_away), (&mut self.guest, guest_away)] {
             if let Some(conn) = seat {
-                if conn.outbox.try_send(Outgoing::Text(frame.clone())).is_err() {
+                if conn
+                    .outbox
+                    .try_send(Outgoing::Event(frame.clone(), sent))
+                    .is_err()
+                {
                     tracing::info!(conn_id = conn.id, "dropping a slow or closed player socket");
                     *seat = None;
                     *away = Some(now);
@@ -1192,8 +1230,11 @@ impl Table {
             }
         }
         let before = self.spectators.len();
-        self.spectators
-            .retain(|_, outbox| outbox.try_send(Outgoing::Text(frame.clone())).is_ok());
+        self.spectators.retain(|_, outbox| {
+            outbox
+                .try_send(Outgoing::Event(frame.clone(), sent))
+                .is_ok()
+        });
         if self.spectators.len() != before {
             tracing::info!(
                 dropped = before - self.spectators.len(),

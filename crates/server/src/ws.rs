@@ -239,6 +239,12 @@ impl Connection {
                             return End::Gone;
                         }
                     }
+                    Some(Outgoing::Event(text, sent)) => {
+                        if self.socket.send(Message::Text(text)).await.is_err() {
+                            return End::Gone;
+                        }
+                        stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
+                    }
                     Some(Outgoing::Close(code)) => return End::Close(code),
                     // The table dropped this connection: it did not keep up.
                     None => return End::Close(CloseCode::TooSlow),
