@@ -75,7 +75,7 @@ pub struct Args {
     )]
     no_tablebase: bool,
     /// Threads that build a missing tablebase, at the idle priority
-    /// (default: one per core).
+    /// (default: one fewer than the cores, at least one).
     #[arg(long, env = "BAGHCHAL_TABLEBASE_THREADS", value_parser = clap::value_parser!(u16).range(1..=256))]
     tablebase_threads: Option<u16>,
     /// Cluster mode: the NATS server the nodes share, e.g.
@@ -210,13 +210,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The tablebase as the flags say: off, or the file at `path` (see
 /// [`crate::tablebase::Location`]); built there when missing on `threads`
-/// idle-priority threads, or one per core.
+/// idle-priority threads, or by default one fewer than the cores (at
+/// least one). Measured on two cores under the benchmark's standard load
+/// (docs/performance.md): with two build threads the p99 of play went
+/// from 12 to 128 ms, with one to 43 ms (medians).
 fn tablebase_slot(path: PathBuf, off: bool, threads: Option<u16>) -> TablebaseSlot {
     if off {
         return TablebaseSlot::off();
     }
     let threads = threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        || {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .saturating_sub(1)
+                .max(1)
+        },
         usize::from,
     );
     TablebaseSlot::new(path, Arc::new(HouseBuilder { threads }))
