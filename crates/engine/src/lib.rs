@@ -10,6 +10,9 @@
 //! by the shortest distance and uses the tablebase's exact values at the
 //! search's leaves.
 //!
+//! The top level plays the goats' placement from a book where it has one
+//! ([`PlacementBook`]): placements chosen offline by a far deeper search.
+//!
 //! Levels are made from search limits (depth and nodes, never the clock,
 //! so that a choice is reproducible from its seed) and a seeded,
 //! level-dependent error at the root, after Stockfish's skill levels.
@@ -28,6 +31,7 @@
 
 mod analysis;
 mod board;
+mod book;
 mod eval;
 pub mod protocol;
 mod search;
@@ -41,6 +45,7 @@ use baghchal_rules::{Action, Phase, Position, Rules};
 use baghchal_tablebase::{Tablebase, Wdl};
 
 pub use crate::analysis::{ActionAnalysis, ActionValue, Source, Value};
+pub use crate::book::{BookError, BookMove, PlacementBook};
 use crate::search::{Limits, Search};
 pub use crate::skill::Skill;
 
@@ -99,16 +104,21 @@ pub struct Thought {
     pub action: Action,
     /// Its value for the side to move, as the search scored it.
     pub value: Value,
-    /// The deepest finished iteration (0: from the tablebase).
+    /// The deepest finished iteration (0: from the tablebase or the
+    /// placement book).
     pub depth: u8,
     /// Nodes searched.
     pub nodes: u64,
 }
 
-/// The computer player. Cheap to clone; shares its tablebase.
+/// The computer player. Cheap to clone; shares its tablebase and its
+/// placement book.
 #[derive(Clone, Default)]
 pub struct Engine {
     tablebase: Option<Arc<Tablebase>>,
+    /// The goats' placement book of the levels that play one; `None`: the
+    /// book shipped with the engine.
+    book: Option<Arc<PlacementBook>>,
 }
 
 /// An action with the search's score for the side to move, in thousandths
@@ -131,6 +141,32 @@ impl Engine {
     pub fn with_tablebase(tablebase: Arc<Tablebase>) -> Engine {
         Engine {
             tablebase: Some(tablebase),
+            book: None,
+        }
+    }
+
+    /// This engine with `book` in place of the shipped placement book (an
+    /// empty book: the levels search every placement).
+    ///
+    /// ```
+    /// use baghchal_engine::{Engine, Level, PlacementBook};
+    /// use baghchal_rules::Position;
+    /// let engine = Engine::new().with_book(PlacementBook::new());
+    /// assert!(engine.book().is_empty());
+    /// assert!(engine.think(&Position::default(), Level::MAX, 0).unwrap().nodes > 0);
+    /// ```
+    pub fn with_book(self, book: PlacementBook) -> Engine {
+        Engine {
+            book: Some(Arc::new(book)),
+            ..self
+        }
+    }
+
+    /// The placement book the levels that play one consult.
+    pub fn book(&self) -> &PlacementBook {
+        match &self.book {
+            Some(book) => book,
+            None => PlacementBook::shipped(),
         }
     }
 
@@ -176,6 +212,16 @@ impl Engine {
     pub fn think_at(&self, position: &Position, skill: &Skill, seed: u64) -> Option<Thought> {
         if position.is_finished() {
             return None;
+        }
+        if skill.book {
+            if let Some(known) = self.book().get(position) {
+                return Some(Thought {
+                    action: known.action,
+                    value: Value::from_score(known.value),
+                    depth: 0,
+                    nodes: 0,
+                });
+            }
         }
         if skill.strength >= CONVERT_FROM.skill().strength {
             if let Some(best) = self.tablebase_best(position) {
@@ -351,6 +397,44 @@ mod tests {
             game.play(action).expect("the engine plays legal actions");
         }
         game
+    }
+
+    fn after(line: &str) -> Position {
+        let mut position = Position::default();
+        for action in line.split_whitespace() {
+            position.play_mut(action.parse().unwrap()).unwrap();
+        }
+        position
+    }
+
+    #[test]
+    fn the_top_level_no_longer_places_the_goat_that_the_tigers_win_by_force() {
+        // After a3 a1-b1 a4 b1-c1 the top level's own search places b2,
+        // and a search of ten times its nodes sees the tigers win a goat
+        // by force after it (docs/strength.md, the placement).
+        let position = after("a3 a1-b1 a4 b1-c1");
+        let searching = Engine::new().with_book(PlacementBook::new());
+        let b2: Action = "b2".parse().unwrap();
+        assert_eq!(searching.choose(&position, Level::MAX, 0), Some(b2));
+        let engine = Engine::new();
+        let thought = engine.think(&position, Level::MAX, 0).unwrap();
+        assert_ne!(thought.action, b2);
+        assert_eq!(thought.nodes, 0, "the book's placement");
+        // The same line on the opposite edge, mirrored.
+        let mirrored = after("e3 e1-d1 e4 d1-c1");
+        let d2: Action = "d2".parse().unwrap();
+        assert_ne!(engine.choose(&mirrored, Level::MAX, 0), Some(d2));
+    }
+
+    #[test]
+    fn the_levels_below_the_top_search_the_placements_the_book_holds() {
+        let position = after("a3 a1-b1 a4 b1-c1");
+        assert!(Engine::new().book().get(&position).is_some());
+        let level = Level::new(2300).unwrap();
+        let thought = Engine::new().think(&position, level, 0).unwrap();
+        assert!(thought.nodes > 0);
+        let searching = Engine::new().with_book(PlacementBook::new());
+        assert_eq!(Some(thought.action), searching.choose(&position, level, 0));
     }
 
     #[test]
