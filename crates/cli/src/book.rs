@@ -4,7 +4,8 @@
 //! Every position of the placement phase with the goats to move, up to
 //! `--plies`, in the records (turned and mirrored images counted once) is
 //! searched with `--nodes` nodes, and the best placement goes into the
-//! book. Where the top level, without the book, would place elsewhere,
+//! book, the earliest placements first; the book is written after every
+//! position, so a run that is stopped keeps its work. Where the top level, without the book, would place elsewhere,
 //! the position after its placement is searched as deeply too, and the
 //! report lists the placements that the deep search scores more than half
 //! a goat below the best: where the top level gives a goat away. The
@@ -20,7 +21,6 @@ use std::sync::Mutex;
 use anyhow::Context;
 use baghchal_engine::{Engine, Level, PlacementBook};
 use baghchal_rules::{Action, Position, Record};
-use rayon::prelude::*;
 
 use crate::tournament::squeeze::files;
 
@@ -140,42 +140,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
+    // The earliest placements first: they are shared by the most games.
+    todo.sort_by_key(Position::ply);
     eprintln!("{} positions to search", todo.len());
     let engine = args.location.engine()?;
     let bookless = engine.clone().with_book(PlacementBook::new());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.max(1))
-        .build()
-        .context("worker threads")?;
+    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     // The book is written after every position, so that a long run that
     // is stopped keeps what it searched.
     let state = Mutex::new((book, Vec::new(), Ok(())));
-    pool.install(|| {
-        todo.par_iter().for_each(|position| {
-            let searched = search(&engine, &bookless, position.clone(), args.nodes);
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            let Some(s) = searched else {
-                return;
-            };
-            eprintln!(
-                "{n}/{}: {} best {} ({:+}), top {} ({})",
-                todo.len(),
-                s.position,
-                s.best,
-                s.best_value,
-                s.top,
-                s.top_value.map_or("same".to_string(), |v| format!("{v:+}"))
-            );
-            let mut state = state.lock().expect("no worker panicked");
-            let (book, found, written) = &mut *state;
-            book.insert(&s.position, s.best, s.best_value);
-            found.push(s);
-            if written.is_ok() {
-                *written = std::fs::write(&args.output, book.to_string())
-                    .with_context(|| format!("cannot write {}", args.output.display()));
-            }
-        });
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads.max(1) {
+            scope.spawn(|| loop {
+                let Some(position) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let searched = search(&engine, &bookless, position.clone(), args.nodes);
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let Some(s) = searched else {
+                    continue;
+                };
+                eprintln!(
+                    "{n}/{}: {} best {} ({:+}), top {} ({})",
+                    todo.len(),
+                    s.position,
+                    s.best,
+                    s.best_value,
+                    s.top,
+                    s.top_value.map_or("same".to_string(), |v| format!("{v:+}"))
+                );
+                let mut state = state.lock().expect("no worker panicked");
+                let (book, found, written) = &mut *state;
+                book.insert(&s.position, s.best, s.best_value);
+                found.push(s);
+                if written.is_ok() {
+                    *written = std::fs::write(&args.output, book.to_string())
+                        .with_context(|| format!("cannot write {}", args.output.display()));
+                }
+            });
+        }
     });
     let (book, mut found, written) = state.into_inner().expect("no worker panicked");
     written?;
