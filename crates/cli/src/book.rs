@@ -3,14 +3,15 @@
 //!
 //! Every position of the placement phase with the goats to move, up to
 //! `--plies`, in the records (turned and mirrored images counted once) is
-//! searched with `--nodes` nodes, and the best placement goes into the
-//! book, the earliest placements first; the book is written after every
-//! position, so a run that is stopped keeps its work. Where the top level, without the book, would place elsewhere,
-//! the position after its placement is searched as deeply too, and the
-//! report lists the placements that the deep search scores more than half
-//! a goat below the best: where the top level gives a goat away. The
-//! search is deterministic, so the same records and nodes make the same
-//! book.
+//! searched with `--nodes` nodes, the earliest placements first, and the
+//! best placement goes into the book. The book is written after every
+//! position, so a run that is stopped keeps its work, and `--extend`
+//! goes on from it. Where the top level, without the book, would place
+//! elsewhere, the position after its placement is searched as deeply
+//! too, and the report lists the placements that the deep search scores
+//! more than half a goat below the best: where the top level gives a goat
+//! away. The search is deterministic, so the same records and nodes make
+//! the same book.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -152,31 +153,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let state = Mutex::new((book, Vec::new(), Ok(())));
     std::thread::scope(|scope| {
         for _ in 0..args.threads.max(1) {
-            scope.spawn(|| loop {
-                let Some(position) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let searched = search(&engine, &bookless, position.clone(), args.nodes);
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                let Some(s) = searched else {
-                    continue;
-                };
-                eprintln!(
-                    "{n}/{}: {} best {} ({:+}), top {} ({})",
-                    todo.len(),
-                    s.position,
-                    s.best,
-                    s.best_value,
-                    s.top,
-                    s.top_value.map_or("same".to_string(), |v| format!("{v:+}"))
-                );
-                let mut state = state.lock().expect("no worker panicked");
-                let (book, found, written) = &mut *state;
-                book.insert(&s.position, s.best, s.best_value);
-                found.push(s);
-                if written.is_ok() {
-                    *written = std::fs::write(&args.output, book.to_string())
-                        .with_context(|| format!("cannot write {}", args.output.display()));
+            scope.spawn(|| {
+                while let Some(position) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let searched = search(&engine, &bookless, position.clone(), args.nodes);
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    let Some(s) = searched else {
+                        continue;
+                    };
+                    eprintln!(
+                        "{n}/{}: {} best {} ({:+}), top {} ({})",
+                        todo.len(),
+                        s.position,
+                        s.best,
+                        s.best_value,
+                        s.top,
+                        s.top_value.map_or("same".to_string(), |v| format!("{v:+}"))
+                    );
+                    let mut state = state.lock().expect("no worker panicked");
+                    let (book, found, written) = &mut *state;
+                    book.insert(&s.position, s.best, s.best_value);
+                    found.push(s);
+                    if written.is_ok() {
+                        *written = std::fs::write(&args.output, book.to_string())
+                            .with_context(|| format!("cannot write {}", args.output.display()));
+                    }
                 }
             });
         }
