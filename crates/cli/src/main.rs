@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod book;
 mod engine;
 mod perft;
 mod serve;
@@ -44,6 +45,12 @@ enum Command {
     /// Search the positions right after placement of recorded games under
     /// the house rules, where the tablebase calls them drawn.
     Squeeze(tournament::squeeze::Args),
+    /// Play only the placement phase between levels and pool bots and
+    /// count the goats lost in it.
+    Placement(tournament::placement::Args),
+    /// Build the goats' placement book from recorded games by a deep
+    /// search of their placement positions.
+    Book(book::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +64,8 @@ fn main() -> ExitCode {
         Some(Command::Tournament(args)) => tournament::run(args),
         Some(Command::Tune(args)) => tune::run(args),
         Some(Command::Squeeze(args)) => tournament::squeeze::run(args),
+        Some(Command::Placement(args)) => tournament::placement::run(args),
+        Some(Command::Book(args)) => book::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

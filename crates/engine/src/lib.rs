@@ -10,6 +10,9 @@
 //! by the shortest distance and uses the tablebase's exact values at the
 //! search's leaves.
 //!
+//! The top level plays the goats' placement from a book where it has one
+//! ([`PlacementBook`]): placements chosen offline by a far deeper search.
+//!
 //! Levels are made from search limits (depth and nodes, never the clock,
 //! so that a choice is reproducible from its seed) and a seeded,
 //! level-dependent error at the root, after Stockfish's skill levels.
@@ -28,6 +31,7 @@
 
 mod analysis;
 mod board;
+mod book;
 mod eval;
 pub mod protocol;
 mod search;
@@ -41,6 +45,7 @@ use baghchal_rules::{Action, Phase, Position, Rules};
 use baghchal_tablebase::{Tablebase, Wdl};
 
 pub use crate::analysis::{ActionAnalysis, ActionValue, Source, Value};
+pub use crate::book::{BookError, BookMove, PlacementBook};
 use crate::search::{Limits, Search};
 pub use crate::skill::Skill;
 
@@ -99,16 +104,21 @@ pub struct Thought {
     pub action: Action,
     /// Its value for the side to move, as the search scored it.
     pub value: Value,
-    /// The deepest finished iteration (0: from the tablebase).
+    /// The deepest finished iteration (0: from the tablebase or the
+    /// placement book).
     pub depth: u8,
     /// Nodes searched.
     pub nodes: u64,
 }
 
-/// The computer player. Cheap to clone; shares its tablebase.
+/// The computer player. Cheap to clone; shares its tablebase and its
+/// placement book.
 #[derive(Clone, Default)]
 pub struct Engine {
     tablebase: Option<Arc<Tablebase>>,
+    /// The goats' placement book of the levels that play one; `None`: the
+    /// book shipped with the engine.
+    book: Option<Arc<PlacementBook>>,
 }
 
 /// An action with the search's score for the side to move, in thousandths
@@ -131,6 +141,32 @@ impl Engine {
     pub fn with_tablebase(tablebase: Arc<Tablebase>) -> Engine {
         Engine {
             tablebase: Some(tablebase),
+            book: None,
+        }
+    }
+
+    /// This engine with `book` in place of the shipped placement book (an
+    /// empty book: the levels search every placement).
+    ///
+    /// ```
+    /// use baghchal_engine::{Engine, Level, PlacementBook};
+    /// use baghchal_rules::Position;
+    /// let engine = Engine::new().with_book(PlacementBook::new());
+    /// assert!(engine.book().is_empty());
+    /// assert!(engine.think(&Position::default(), Level::MAX, 0).unwrap().nodes > 0);
+    /// ```
+    pub fn with_book(self, book: PlacementBook) -> Engine {
+        Engine {
+            book: Some(Arc::new(book)),
+            ..self
+        }
+    }
+
+    /// The placement book the levels that play one consult.
+    pub fn book(&self) -> &PlacementBook {
+        match &self.book {
+            Some(book) => book,
+            None => PlacementBook::shipped(),
         }
     }
 
@@ -176,6 +212,16 @@ impl Engine {
     pub fn think_at(&self, position: &Position, skill: &Skill, seed: u64) -> Option<Thought> {
         if position.is_finished() {
             return None;
+        }
+        if skill.book {
+            if let Some(known) = self.book().get(position) {
+                return Some(Thought {
+                    action: known.action,
+                    value: Value::from_score(known.value),
+                    depth: 0,
+                    nodes: 0,
+                });
+            }
         }
         if skill.strength >= CONVERT_FROM.skill().strength {
             if let Some(best) = self.tablebase_best(position) {
@@ -351,6 +397,47 @@ mod tests {
             game.play(action).expect("the engine plays legal actions");
         }
         game
+    }
+
+    fn after(line: &str) -> Position {
+        let mut position = Position::default();
+        for action in line.split_whitespace() {
+            position.play_mut(action.parse().unwrap()).unwrap();
+        }
+        position
+    }
+
+    #[test]
+    fn the_top_level_no_longer_plays_a_placement_a_deeper_search_scores_far_below_the_best() {
+        // Reached by 2400 as the goats against ab9 (docs/strength.md, the
+        // placement): its own search places c5, after which a search of
+        // ten times its nodes scores the goats at -4.45; that search's
+        // best, d1, at -3.78.
+        let text = "T...T/G..../G...G/T...G/GGG.T g 13 0 14";
+        let position = Position::from_text(text, Rules::default()).unwrap();
+        let searching = Engine::new().with_book(PlacementBook::new());
+        let c5: Action = "c5".parse().unwrap();
+        assert_eq!(searching.choose(&position, Level::MAX, 0), Some(c5));
+        let engine = Engine::new();
+        let thought = engine.think(&position, Level::MAX, 0).unwrap();
+        assert_eq!(thought.action, "d1".parse().unwrap());
+        assert_eq!(thought.nodes, 0, "the book's placement");
+        // The same position mirrored left to right.
+        let mirrored = "T...T/....G/G...G/G...T/T.GGG g 13 0 14";
+        let mirrored = Position::from_text(mirrored, Rules::default()).unwrap();
+        let thought = engine.think(&mirrored, Level::MAX, 0).unwrap();
+        assert_eq!(thought.action, "b1".parse().unwrap());
+    }
+
+    #[test]
+    fn the_levels_below_the_top_search_the_placements_the_book_holds() {
+        let position = after("a3 a1-b1 a4 b1-c1");
+        assert!(Engine::new().book().get(&position).is_some());
+        let level = Level::new(2300).unwrap();
+        let thought = Engine::new().think(&position, level, 0).unwrap();
+        assert!(thought.nodes > 0);
+        let searching = Engine::new().with_book(PlacementBook::new());
+        assert_eq!(Some(thought.action), searching.choose(&position, level, 0));
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub struct Skill {
     pub noise: i32,
     /// log2 of the transposition table's entries.
     pub tt_bits: u8,
+    /// Whether the goats' placements come from the placement book where
+    /// it holds the position (the top level only: the labels below were
+    /// placed by measurement without it).
+    pub book: bool,
 }
 
 /// Nodes at strength 0, and their growth per unit of strength.
@@ -42,6 +46,8 @@ const NODES_GROWTH: f64 = 1.5;
 const NOISE_AT_ZERO: f64 = 3000.0;
 const LAST_NOISE: f64 = 10.0;
 const CLEAN_FROM: f64 = 16.0;
+/// The placement book is played from the top label's strength on.
+const BOOK_FROM: f64 = LADDER[LADDER.len() - 1];
 
 /// Each label's place on the path, from 400 to 2400 (measured; see the
 /// module's documentation).
@@ -73,6 +79,7 @@ impl Skill {
             noise,
             // About one entry per node searched.
             tt_bits: (64 - nodes.leading_zeros()).clamp(10, 20) as u8,
+            book: strength >= BOOK_FROM,
         }
     }
 
@@ -120,6 +127,9 @@ mod tests {
             assert!(pair[0].noise >= pair[1].noise, "{pair:?}");
         }
         assert_eq!(Skill::of(Level::MAX).noise, 0);
+        // Only the top level plays the placement book.
+        assert!(Skill::of(Level::MAX).book);
+        assert!(skills[..skills.len() - 1].iter().all(|s| !s.book));
         // The weakest level may throw away more than a goat's worth.
         assert!(Skill::of(Level::MIN).noise > crate::eval::GOAT);
     }

@@ -46,6 +46,7 @@ use self::fit::{place, Fit, Sided};
 use self::pool::Bot;
 
 mod fit;
+pub mod placement;
 mod pool;
 pub mod squeeze;
 
@@ -122,6 +123,10 @@ pub struct Args {
     /// Hide the progress bar.
     #[arg(long)]
     quiet: bool,
+    /// The top level searches every placement instead of playing the
+    /// goats' placement book (to measure what the book changes).
+    #[arg(long)]
+    no_book: bool,
     /// The movement-phase tablebase the levels probe, found where the
     /// server keeps it; played without when it is not there.
     #[command(flatten)]
@@ -1033,6 +1038,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let players: Vec<Player> = levels.iter().chain(&bots).copied().collect();
     let fixtures = schedule(&pairs, args.games, args.seed);
     let engine = args.location.engine()?;
+    let engine = if args.no_book {
+        engine.with_book(baghchal_engine::PlacementBook::new())
+    } else {
+        engine
+    };
     let (played, seconds) = match &args.from_records {
         Some(dir) => (read_played(dir, &players)?, None),
         None => {

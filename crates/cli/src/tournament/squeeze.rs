@@ -50,7 +50,7 @@ fn verdict(value: Value) -> String {
 }
 
 /// Every record file named by `paths`, in order.
-fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+pub(crate) fn files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for path in paths {
         if path.is_dir() {
