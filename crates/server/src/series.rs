@@ -122,7 +122,8 @@ mod tests {
             "2-0 with two left: a tie is possible"
         );
         assert!(after(4, &[H, H, H]).is_decided());
-        assert!(!after(4, &[H, H, D]).is_decided(), "2½-½ with one left");
+        assert!(after(4, &[H, H, D]).is_decided(), "2½-½ with one left");
+        assert!(!after(4, &[H, D]).is_decided(), "1½-½ with two left");
         assert!(after(2, &[G, D]).is_decided(), "every game played");
         assert!(!after(6, &[G, G, G]).is_decided());
         assert!(after(6, &[G, G, G, G]).is_decided());
