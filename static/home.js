@@ -26,6 +26,8 @@ export class HomeView {
     };
     /** The time control chosen, a value of `TIME_CONTROLS`. */
     this.clockChoice = 'none';
+    /** The format chosen: 0 for one game at a time, else the games of a series. */
+    this.seriesGames = 0;
     this.optionsOpen = false;
     /** @type {string | null} */
     this.error = null;
@@ -141,6 +143,18 @@ export class HomeView {
           ...TIME_CONTROLS.map((c) => h('option', { value: c.value, text: describeClock(c.clock), selected: c.value === this.clockChoice })),
         ),
         h('p', { class: 'hint', id: 'clock-hint', text: t('clockHint') }),
+      ),
+      h(
+        'div',
+        { class: 'field', hidden: bots },
+        h('label', { for: 'format', text: t('formatLabel') }),
+        h(
+          'select',
+          { id: 'format', 'aria-describedby': 'format-hint', onchange: (e) => (this.seriesGames = Number(/** @type {HTMLSelectElement} */ (e.target).value)) },
+          h('option', { value: '0', text: t('formatSingle'), selected: this.seriesGames === 0 }),
+          ...SERIES_GAMES.map((n) => h('option', { value: String(n), text: t('formatSeries', { n }), selected: this.seriesGames === n })),
+        ),
+        h('p', { class: 'hint', id: 'format-hint', text: t('formatHint') }),
       ),
       h(
         'div',
@@ -282,6 +296,11 @@ export class HomeView {
     const clock = TIME_CONTROLS.find((c) => c.value === this.clockChoice)?.clock;
     // Left out without a clock, as the server takes no clock by default.
     if (clock && body.opponent !== 'bots') body.clock = clock;
+    // Left out for one game at a time, the server's default.
+    if (this.seriesGames && body.opponent !== 'bots') {
+      body.format = 'series';
+      body.series_games = this.seriesGames;
+    }
     this.busy = true;
     this.error = null;
     this.render();
@@ -313,6 +332,9 @@ export class HomeView {
     }
   }
 }
+
+/** The games a series may have. */
+const SERIES_GAMES = [2, 4, 6];
 
 /** The spectator seats a bots table keeps by default: its creator and three more. */
 const BOTS_SPECTATORS = 4;

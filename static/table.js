@@ -39,6 +39,7 @@ import { formatClock, formatCountdown, isLow } from './clock.js';
  * @property {HTMLElement} seats
  * @property {HTMLElement} spectators
  * @property {HTMLElement} tally
+ * @property {HTMLElement} series
  * @property {HTMLElement} rules
  * @property {HTMLElement} controls
  * @property {HTMLElement} leave "New table", apart from the game's buttons
@@ -339,9 +340,34 @@ export class TableView {
       }
     }
     if (placed) parts.push(t('announceAllPlaced'));
-    if (s.result && !hadResult) parts.push(this.resultText(s));
-    else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurn'));
+    if (s.result && !hadResult) {
+      parts.push(this.resultText(s));
+      // The game that decides a series says so.
+      if (s.series?.result) parts.push(this.seriesText(s.series));
+    } else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurn'));
     announce(sentences(parts));
+  }
+
+  /**
+   * A series as its viewer reads it: the score so far, or the result once
+   * it is decided, from the seat's point of view (a spectator's names the
+   * host and the guest).
+   * @param {import('./wire.js').SeriesState} series
+   */
+  seriesText(series) {
+    const host = points(series.host_wins, series.draws);
+    const guest = points(series.guest_wins, series.draws);
+    const player = this.s.player;
+    if (player) {
+      const mine = player === 'host' ? host : guest;
+      const theirs = player === 'host' ? guest : host;
+      if (!series.result) return t('seriesLine', { games: series.games, n: series.game, mine, theirs });
+      const winner = series.result.winner;
+      return t(winner === null ? 'seriesTied' : winner === player ? 'seriesWon' : 'seriesLost', { mine, theirs });
+    }
+    if (!series.result) return t('seriesLineNeutral', { games: series.games, n: series.game, host, guest });
+    const winner = series.result.winner;
+    return t(winner === null ? 'seriesTiedNeutral' : winner === 'host' ? 'seriesWonByHost' : 'seriesWonByGuest', { host, guest });
   }
 
   /**
@@ -399,6 +425,7 @@ export class TableView {
       seats: h('ul', { class: 'seats' }),
       spectators: h('p', { class: 'spectators' }),
       tally: h('p', { class: 'tally' }),
+      series: h('p', { class: 'series', id: 'series', hidden: true }),
       rules: h('p', { class: 'rules', text: this.rulesText() }),
       controls: h('div', { class: 'controls' }),
       leave: h('div', { class: 'leave' }),
@@ -427,6 +454,7 @@ export class TableView {
             e.counters,
             e.seats,
             e.spectators,
+            e.series,
             e.tally,
             e.rules,
             h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') })),
@@ -690,6 +718,8 @@ export class TableView {
     } else {
       e.tally.textContent = `${gameNo} · ${t('tallyNeutral', { host: tally.host, guest: tally.guest, draws: tally.draws })}`;
     }
+    e.series.hidden = !s.series;
+    e.series.textContent = s.series ? this.seriesText(s.series) : '';
 
     this.updateControls();
 
@@ -949,7 +979,12 @@ export class TableView {
           button('rematch', t('rematchAccept'), () => this.send({ type: 'rematch' }), 'primary'),
           button('decline-rematch', t('declineRematch'), () => this.command('decline_rematch')),
         );
-      } else out.push(button('rematch', t('rematch'), () => this.send({ type: 'rematch' }), 'primary'));
+      } else {
+        // In a series not yet decided the next game starts at once; after
+        // a decided one a rematch begins a new series.
+        const label = !s.series ? t('rematch') : s.series.result ? t('newSeries') : t('nextGame');
+        out.push(button('rematch', label, () => this.send({ type: 'rematch' }), 'primary'));
+      }
     }
     if (s.result) {
       const href = `/t/${encodeURIComponent(this.table)}/games/${s.game}`;
@@ -1072,3 +1107,15 @@ export class TableView {
   }
 }
 
+/**
+ * A series score: the wins and half the draws, as "2½" (in the page's
+ * digits).
+ * @param {number} wins
+ * @param {number} draws
+ */
+function points(wins, draws) {
+  const whole = wins + Math.floor(draws / 2);
+  const half = draws % 2 === 1;
+  if (half && whole === 0) return '½';
+  return `${num(whole)}${half ? '½' : ''}`;
+}

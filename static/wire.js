@@ -8,6 +8,7 @@
 /** @typedef {'player' | 'spectator'} Role */
 /** @typedef {'placement' | 'movement'} Phase */
 /** @typedef {'forbid' | 'threefold_draw'} Repetition */
+/** @typedef {'single' | 'two_boards' | 'series'} Format `two_boards` is refused for now */
 
 /**
  * @typedef {object} Variant
@@ -35,6 +36,8 @@
  * @property {number} [spectators]
  * @property {Variant} [variant]
  * @property {ClockOption | null} [clock] left out or `null`: no clock
+ * @property {Format} [format] left out: `single`
+ * @property {number} [series_games] 2, 4 or 6, with `format: 'series'` only
  */
 
 /**
@@ -246,6 +249,19 @@
  * @property {Tally} tally
  * @property {GameClock | null} [clock] `null`: no clock
  * @property {boolean} [abortable] until each side has made its first action
+ * @property {SeriesState} [series] at a series table only
+ */
+
+/**
+ * Where a series stands; a player's score is its wins plus half the draws.
+ * @typedef {object} SeriesState
+ * @property {number} number which series at the table, from 1
+ * @property {number} games the most games it has: 2, 4 or 6
+ * @property {number} game the current game's place in it, from 1
+ * @property {number} host_wins
+ * @property {number} guest_wins
+ * @property {number} draws
+ * @property {{winner: Player | null} | null} result once decided; `winner` `null`: tied
  */
 
 /**
@@ -255,6 +271,8 @@
  * @property {number | null} level
  * @property {Variant} variant
  * @property {ClockOption | null} [clock]
+ * @property {Format} [format] left out: `single`
+ * @property {number} [series_games] at a series table
  */
 
 /**

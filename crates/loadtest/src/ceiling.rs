@@ -224,6 +224,8 @@ fn handle(
                         level: None,
                         variant: Variant::default(),
                         clock: None,
+                        format: baghchal_protocol::Format::Single,
+                        series_games: None,
                     },
                     role,
                     player,
@@ -350,5 +352,6 @@ fn canned(turn: u64) -> GameState {
         tally: Tally::default(),
         clock: None,
         abortable: goats,
+        series: None,
     }
 }

@@ -462,6 +462,8 @@ async fn create(run: &Run, node: &Node) -> anyhow::Result<TableCreated> {
         spectators: run.spectators,
         variant: Variant::default(),
         clock: None,
+        format: baghchal_protocol::Format::Single,
+        series_games: None,
     };
     let response = run
         .http

@@ -140,6 +140,27 @@ pub struct TimeControl {
     pub days_per_action: Option<u8>,
 }
 
+/// How a table's games are arranged: the `format` of a table request.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// One game at a time; a rematch swaps sides (the default).
+    #[default]
+    Single,
+    /// Two boards at once with the sides crossed (not offered yet: a
+    /// request for it is refused).
+    TwoBoards,
+    /// A series of `series_games` games, sides swapped after each.
+    Series,
+}
+
+impl Format {
+    /// Whether this is the single-game format (left out of messages).
+    pub fn is_single(&self) -> bool {
+        *self == Format::Single
+    }
+}
+
 /// `POST /api/tables`: the options of a new table.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -161,6 +182,12 @@ pub struct CreateTable {
     /// The time control; absent or `null`: no clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<TimeControl>,
+    /// How the games are arranged (default `single`).
+    #[serde(default, skip_serializing_if = "Format::is_single")]
+    pub format: Format,
+    /// The games of a series: 2, 4 or 6 (only with `format: series`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_games: Option<u8>,
 }
 
 fn default_side() -> Side {
@@ -722,6 +749,39 @@ pub struct GameState {
     /// Whether the game may still be aborted: it is in progress and each
     /// side has yet to make its first action.
     pub abortable: bool,
+    /// The series this game belongs to, at a series table (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<SeriesState>,
+}
+
+/// Where a series stands: its games so far and, once decided, its result.
+/// A win scores 1 and a draw ½ for each player; an aborted game does not
+/// count and is played again with the same sides.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct SeriesState {
+    /// Which series at this table, from 1 (a rematch starts the next).
+    pub number: u32,
+    /// The games the series has at most: 2, 4 or 6.
+    pub games: u8,
+    /// The current game's place in the series, from 1.
+    pub game: u8,
+    /// Games of this series won by the host.
+    pub host_wins: u8,
+    /// Games of this series won by the guest.
+    pub guest_wins: u8,
+    /// Games of this series drawn.
+    pub draws: u8,
+    /// The result, once the series is decided: after its last game, or
+    /// as soon as one player can no longer be caught.
+    pub result: Option<SeriesResult>,
+}
+
+/// A decided series.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct SeriesResult {
+    /// The player with the higher score; `null` for a tied series.
+    pub winner: Option<Player>,
 }
 
 /// The table itself: what does not change from game to game.
@@ -737,6 +797,12 @@ pub struct TableInfo {
     pub variant: Variant,
     /// The time control, or `null` for none.
     pub clock: Option<TimeControl>,
+    /// How the games are arranged (absent: `single`).
+    #[serde(default, skip_serializing_if = "Format::is_single")]
+    pub format: Format,
+    /// The games of a series (series tables only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_games: Option<u8>,
 }
 
 /// What a claim against an absent player asked for.
@@ -784,6 +850,9 @@ pub enum TableEvent {
         side: Side,
     },
     /// A new game started with sides swapped; the move list starts empty.
+    /// In a series this also starts each next game (an aborted game of a
+    /// series is played again with the same sides), and a rematch after a
+    /// decided series starts a new series.
     RematchStarted {
         /// The new game's number.
         game: u32,

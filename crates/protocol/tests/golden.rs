@@ -83,6 +83,7 @@ fn state() -> GameState {
         tally: Tally::default(),
         clock: None,
         abortable: true,
+        series: None,
     }
 }
 
@@ -156,6 +157,8 @@ fn table_info() -> TableInfo {
         level: None,
         variant: Variant::default(),
         clock: None,
+        format: Format::Single,
+        series_games: None,
     }
 }
 
@@ -182,6 +185,8 @@ fn examples() -> Vec<Example> {
                 spectators: 2,
                 variant: Variant::default(),
                 clock: None,
+                format: Format::Single,
+                series_games: None,
             },
         ),
         example(
@@ -198,6 +203,8 @@ fn examples() -> Vec<Example> {
                     ..Variant::default()
                 },
                 clock: None,
+                format: Format::Single,
+                series_games: None,
             },
         ),
         example(
@@ -213,6 +220,8 @@ fn examples() -> Vec<Example> {
                     increment: Some(2),
                     days_per_action: None,
                 }),
+                format: Format::Single,
+                series_games: None,
             },
         ),
         example(
@@ -228,6 +237,8 @@ fn examples() -> Vec<Example> {
                     increment: None,
                     days_per_action: Some(2),
                 }),
+                format: Format::Single,
+                series_games: None,
             },
         ),
         example(
@@ -239,6 +250,21 @@ fn examples() -> Vec<Example> {
                 spectators: 12,
                 variant: Variant::default(),
                 clock: None,
+                format: Format::Single,
+                series_games: None,
+            },
+        ),
+        example(
+            "http.create_table.series",
+            CreateTable {
+                opponent: Opponent::Friend,
+                side: Side::Goats,
+                level: None,
+                spectators: 1,
+                variant: Variant::default(),
+                clock: None,
+                format: Format::Series,
+                series_games: Some(4),
             },
         ),
         example(
@@ -448,6 +474,16 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "http.api_error.format",
+            ApiError {
+                error: ApiErrorCode::InvalidField,
+                field: Some("format".into()),
+                message: "format \"two_boards\" (a two-board match) is not offered yet; \
+                          choose \"single\" or \"series\""
+                    .into(),
+            },
+        ),
+        example(
             "http.api_error.illegal_action",
             ApiError {
                 error: ApiErrorCode::IllegalAction,
@@ -555,6 +591,20 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "server.welcome.series",
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                table: TableInfo {
+                    format: Format::Series,
+                    series_games: Some(4),
+                    ..table_info()
+                },
+                role: Role::Player,
+                player: Some(Player::Host),
+                secret: None,
+            },
+        ),
+        example(
             "server.welcome.spectator",
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
@@ -583,6 +633,58 @@ fn examples() -> Vec<Example> {
                 moves: vec!["c3".into(), "e5-d4".into()],
                 state: clocked_state(),
             },
+        ),
+        example(
+            "server.snapshot.series",
+            ServerMessage::Snapshot {
+                version: 9,
+                moves: vec!["c3".into()],
+                state: GameState {
+                    game: 3,
+                    tally: Tally {
+                        host: 1,
+                        guest: 0,
+                        draws: 1,
+                    },
+                    series: Some(SeriesState {
+                        number: 1,
+                        games: 4,
+                        game: 3,
+                        host_wins: 1,
+                        guest_wins: 0,
+                        draws: 1,
+                        result: None,
+                    }),
+                    ..state()
+                },
+            },
+        ),
+        example(
+            "server.event.resigned.series_decided",
+            event(
+                21,
+                TableEvent::Resigned { side: Side::Tigers },
+                GameState {
+                    game: 3,
+                    tally: Tally {
+                        host: 3,
+                        guest: 0,
+                        draws: 0,
+                    },
+                    series: Some(SeriesState {
+                        number: 1,
+                        games: 4,
+                        game: 3,
+                        host_wins: 3,
+                        guest_wins: 0,
+                        draws: 0,
+                        result: Some(SeriesResult {
+                            winner: Some(Player::Host),
+                        }),
+                    }),
+                    ..finished_state()
+                },
+            ),
         ),
         example(
             "server.event.played",

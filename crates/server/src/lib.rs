@@ -26,6 +26,7 @@ pub mod origin;
 pub mod page;
 pub mod play;
 pub mod request;
+pub mod series;
 pub mod stats;
 pub mod storage;
 pub mod table;

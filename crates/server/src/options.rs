@@ -31,6 +31,81 @@ pub enum Opponent {
     Bots,
 }
 
+/// The games a series may have.
+pub const SERIES_GAMES: [u8; 3] = [2, 4, 6];
+
+/// How a table's games are arranged.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Format {
+    /// One game at a time; a rematch swaps sides.
+    #[default]
+    Single,
+    /// A series of this many games (one of [`SERIES_GAMES`]), sides
+    /// swapped after each.
+    Series(u8),
+}
+
+impl Format {
+    /// The name stored in the `format` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Single => "single",
+            Format::Series(_) => "series",
+        }
+    }
+
+    /// The games of a series, if this is one.
+    pub fn series_games(self) -> Option<u8> {
+        match self {
+            Format::Single => None,
+            Format::Series(n) => Some(n),
+        }
+    }
+
+    /// Reads a stored format back: its name and its games.
+    pub fn from_stored(name: &str, games: Option<u8>) -> Option<Format> {
+        match (name, games) {
+            ("single", None) => Some(Format::Single),
+            ("series", Some(n)) if SERIES_GAMES.contains(&n) => Some(Format::Series(n)),
+            _ => None,
+        }
+    }
+
+    /// Checks the `format` and `series_games` of a request.
+    fn parse(format: wire::Format, games: Option<u8>) -> Result<Format, FieldError> {
+        match (format, games) {
+            (wire::Format::Single, None) => Ok(Format::Single),
+            (wire::Format::Single, Some(_)) => Err(FieldError {
+                field: "series_games",
+                message: "series_games is only for a table with format \"series\"".into(),
+            }),
+            (wire::Format::TwoBoards, _) => Err(FieldError {
+                field: "format",
+                message: "format \"two_boards\" (a two-board match) is not offered yet; \
+                          choose \"single\" or \"series\""
+                    .into(),
+            }),
+            (wire::Format::Series, Some(n)) if SERIES_GAMES.contains(&n) => Ok(Format::Series(n)),
+            (wire::Format::Series, Some(n)) => Err(FieldError {
+                field: "series_games",
+                message: format!("series_games must be 2, 4 or 6, not {n}"),
+            }),
+            (wire::Format::Series, None) => Err(FieldError {
+                field: "series_games",
+                message: "a series needs series_games: 2, 4 or 6".into(),
+            }),
+        }
+    }
+
+    /// The format on the wire.
+    pub fn to_wire(self) -> wire::Format {
+        match self {
+            Format::Single => wire::Format::Single,
+            Format::Series(_) => wire::Format::Series,
+        }
+    }
+}
+
 /// A table's options, every one in range.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct TableOptions {
@@ -46,6 +121,8 @@ pub struct TableOptions {
     pub rules: Rules,
     /// The time control, if any.
     pub clock: Option<TimeControl>,
+    /// How the games are arranged.
+    pub format: Format,
 }
 
 /// A request field out of range.
@@ -62,10 +139,11 @@ impl TableOptions {
     /// Checks a request.
     ///
     /// ```
-    /// use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
+    /// use baghchal_protocol::{CreateTable, Format, Opponent, Side, Variant};
     /// use baghchal_server::options::TableOptions;
     /// let raw = CreateTable { opponent: Opponent::Computer, side: Side::Goats, level: Some(1250),
-    ///                         spectators: 0, variant: Variant::default(), clock: None };
+    ///                         spectators: 0, variant: Variant::default(), clock: None,
+    ///                         format: Format::Single, series_games: None };
     /// assert_eq!(TableOptions::parse(&raw).unwrap_err().field, "level");
     /// ```
     pub fn parse(raw: &wire::CreateTable) -> Result<TableOptions, FieldError> {
@@ -95,6 +173,7 @@ impl TableOptions {
         };
         let rules = rules_from_variant(&raw.variant)?;
         let clock = raw.clock.as_ref().map(parse_clock).transpose()?;
+        let format = Format::parse(raw.format, raw.series_games)?;
         Ok(TableOptions {
             opponent,
             host_side: side_from_wire(raw.side),
@@ -102,6 +181,7 @@ impl TableOptions {
             spectator_seats,
             rules,
             clock,
+            format,
         })
     }
 
@@ -219,6 +299,8 @@ mod tests {
             spectators: 0,
             variant: wire::Variant::default(),
             clock: None,
+            format: wire::Format::Single,
+            series_games: None,
         }
     }
 
@@ -317,5 +399,43 @@ mod tests {
             .unwrap_err();
             assert_eq!(refused.field, field, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_series_has_two_four_or_six_games_and_two_boards_are_refused_for_now() {
+        let with = |format: wire::Format, series_games: Option<u8>| {
+            let mut raw = request(wire::Opponent::Friend);
+            raw.format = format;
+            raw.series_games = series_games;
+            TableOptions::parse(&raw)
+        };
+        assert_eq!(
+            with(wire::Format::Single, None).unwrap().format,
+            Format::Single
+        );
+        for n in SERIES_GAMES {
+            let options = with(wire::Format::Series, Some(n)).unwrap();
+            assert_eq!(options.format, Format::Series(n));
+            assert_eq!(
+                Format::from_stored(options.format.as_str(), options.format.series_games()),
+                Some(options.format)
+            );
+        }
+        for (format, games, field) in [
+            (wire::Format::Series, None, "series_games"),
+            (wire::Format::Series, Some(0), "series_games"),
+            (wire::Format::Series, Some(3), "series_games"),
+            (wire::Format::Series, Some(8), "series_games"),
+            (wire::Format::Single, Some(4), "series_games"),
+            (wire::Format::TwoBoards, None, "format"),
+            (wire::Format::TwoBoards, Some(2), "format"),
+        ] {
+            let refused = with(format, games).unwrap_err();
+            assert_eq!(refused.field, field, "{format:?} {games:?}");
+            assert!(refused.message.contains(field), "{}", refused.message);
+        }
+        assert_eq!(Format::from_stored("series", Some(5)), None);
+        assert_eq!(Format::from_stored("single", Some(2)), None);
+        assert_eq!(Format::from_stored("two_boards", None), None);
     }
 }

@@ -11,7 +11,8 @@ use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
 
 use crate::clock::Clocks;
 use crate::names::{result_to_wire, side_to_wire};
-use crate::options::{Opponent, TableOptions};
+use crate::options::{Format, Opponent, TableOptions};
+use crate::series::Standing;
 use crate::time::Timestamp;
 
 /// Draw offers, and rematch requests, a player may make in one game.
@@ -259,6 +260,11 @@ pub struct Play {
     clocks: Option<Clocks>,
     /// Offers made in the current game: goats, tigers.
     offers: [Offers; 2],
+    /// At a series table: the index in `games` of the current series'
+    /// first game.
+    series_start: usize,
+    /// At a series table: which series the current one is, from 1.
+    series_number: u32,
     version: u64,
 }
 
@@ -281,7 +287,50 @@ impl Play {
             rematch_offer: None,
             clocks: options.clock.map(Clocks::new),
             offers: [Offers::default(); 2],
+            series_start: 0,
+            series_number: 1,
             version: 0,
+        }
+    }
+
+    /// The current series' standing and the current game's place in it
+    /// (from 1), at a series table. A game counts once it is over, unless
+    /// it was aborted.
+    pub fn series(&self) -> Option<(Standing, u8)> {
+        let Format::Series(games) = self.options.format else {
+            return None;
+        };
+        let mut standing = Standing::new(games);
+        let mut place = 1u8;
+        let current = self.games.len() - 1;
+        for (i, game) in self.games.iter().enumerate().skip(self.series_start) {
+            let Some(outcome) = game.outcome() else {
+                continue;
+            };
+            if outcome.reason() == Reason::Aborted {
+                continue;
+            }
+            standing.count(outcome.winner().map(|side| self.player_in(i, side)));
+            if i < current {
+                place = place.saturating_add(1);
+            }
+        }
+        Some((standing, place.min(games)))
+    }
+
+    /// Whether a series is under way and not yet decided: the next game
+    /// starts on either player's word, with no offer to answer.
+    fn series_goes_on(&self) -> bool {
+        self.series()
+            .is_some_and(|(standing, _)| !standing.is_decided())
+    }
+
+    /// The player who held `side` in game index `i`.
+    fn player_in(&self, i: usize, side: Side) -> Player {
+        if self.host_sides.get(i) == Some(&side) {
+            Player::Host
+        } else {
+            Player::Guest
         }
     }
 
@@ -445,7 +494,7 @@ impl Play {
                 if !over {
                     return Err(Refusal::GameNotOver);
                 }
-                if !friend {
+                if !friend || self.series_goes_on() {
                     return Ok(Event::RematchStarted);
                 }
                 match self.rematch_offer {
@@ -592,7 +641,22 @@ impl Play {
                 if !game.is_finished() {
                     return Err(Refusal::GameNotOver);
                 }
-                let host_side = self.host_side().other();
+                let aborted = game
+                    .outcome()
+                    .is_some_and(|o| o.reason() == Reason::Aborted);
+                // An aborted game of a series is played again with the same
+                // sides; a decided series is followed by a new one.
+                let decided = self.series().map(|(standing, _)| standing.is_decided());
+                let replay = aborted && decided == Some(false);
+                if decided == Some(true) {
+                    self.series_start = self.games.len();
+                    self.series_number = self.series_number.saturating_add(1);
+                }
+                let host_side = if replay {
+                    self.host_side()
+                } else {
+                    self.host_side().other()
+                };
                 self.games.push(Game::new(self.options.rules));
                 self.host_sides.push(host_side);
                 self.rematch_offer = None;
@@ -663,6 +727,9 @@ impl Play {
             tally: self.tally,
             clock: self.clocks.map(|clocks| clock_to_wire(&clocks, now)),
             abortable: self.abortable(),
+            series: self
+                .series()
+                .map(|(standing, place)| standing.to_wire(self.series_number, place)),
         }
     }
 
@@ -701,6 +768,7 @@ mod tests {
             spectator_seats: 0,
             rules: Rules::default(),
             clock: None,
+            format: Format::Single,
         })
     }
 

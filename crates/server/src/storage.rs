@@ -16,7 +16,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::clock::TimeControl;
 use crate::names::{repetition_from_name, repetition_name, side_from_name, side_name};
-use crate::options::{Opponent, TableOptions};
+use crate::options::{Format, Opponent, TableOptions};
 use crate::play::{Claim, Event, Logged, Player};
 use crate::stats::ActionStage;
 use crate::time::Timestamp;
@@ -598,9 +598,9 @@ impl Storage {
                 "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
                  goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
                  host_secret, guest_secret, invite_token, watch_token, active, \
-                 clock_initial_ms, clock_increment_ms, clock_days) \
+                 clock_initial_ms, clock_increment_ms, clock_days, format, series_games) \
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
-                 $17, $18, $19)",
+                 $17, $18, $19, $20, $21)",
             )
             .bind(&row.id)
             .bind(now_millis())
@@ -621,6 +621,8 @@ impl Storage {
             .bind(clock.initial_ms)
             .bind(clock.increment_ms)
             .bind(clock.days)
+            .bind(o.format.as_str())
+            .bind(o.format.series_games().map(i64::from))
             .execute(&mut *tx)
             .await?;
             let epoch = match owner {
@@ -740,6 +742,8 @@ impl Storage {
                         increment_ms: row.try_get("clock_increment_ms")?,
                         days: row.try_get("clock_days")?,
                     },
+                    format: row.try_get("format")?,
+                    series_games: row.try_get("series_games")?,
                 }),
                 None => None,
             }
@@ -925,8 +929,8 @@ type EventRow = (
 const TABLE_COLUMNS: &str =
     "SELECT id, opponent, level, host_side, spectator_seats, goats_to_win, \
      first_side, multi_jump, three_tigers, repetition, ply_limit, host_secret, guest_secret, \
-     invite_token, watch_token, clock_initial_ms, clock_increment_ms, clock_days \
-     FROM tables WHERE id = $1";
+     invite_token, watch_token, clock_initial_ms, clock_increment_ms, clock_days, format, \
+     series_games FROM tables WHERE id = $1";
 
 /// A time control as its columns hold it: the initial time and increment
 /// in milliseconds, or the days per action; all null for none.
@@ -993,6 +997,8 @@ struct RawTable {
     invite_token: Option<String>,
     watch_token: Option<String>,
     clock: ClockColumns,
+    format: String,
+    series_games: Option<i64>,
 }
 
 impl RawTable {
@@ -1031,6 +1037,14 @@ impl RawTable {
                 .map_err(|_| corrupt("spectator seats"))?,
             rules,
             clock: self.clock.decode().ok_or_else(|| corrupt("clock"))?,
+            format: Format::from_stored(
+                &self.format,
+                match self.series_games {
+                    Some(n) => Some(u8::try_from(n).map_err(|_| corrupt("series games"))?),
+                    None => None,
+                },
+            )
+            .ok_or_else(|| corrupt("format"))?,
         };
         Ok(TableRow {
             options,

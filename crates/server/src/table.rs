@@ -790,6 +790,8 @@ impl Table {
                 level: self.options.level.map(|l| l.get()),
                 variant: self.options.variant(),
                 clock: self.options.clock_to_wire(),
+                format: self.options.format.to_wire(),
+                series_games: self.options.format.series_games(),
             },
             role: match member {
                 Member::Player(_) => wire::Role::Player,

@@ -26,6 +26,8 @@ fuzz_target!(|body: &[u8]| {
         spectators: options.spectator_seats,
         variant: options.variant(),
         clock: options.clock_to_wire(),
+        format: options.format.to_wire(),
+        series_games: options.format.series_games(),
     };
     let json = serde_json::to_vec(&again).expect("a request encodes");
     assert_eq!(parse_request(&json).ok(), Some(options));

@@ -456,6 +456,12 @@ impl Client {
         Joined { welcome, replay }
     }
 
+    /// Goes on with the action ids of an earlier socket of the same seat,
+    /// so that this one repeats none the server already accepted.
+    pub fn continue_ids(&mut self, earlier: &Client) {
+        self.next_id = self.next_id.max(earlier.next_id);
+    }
+
     /// Sends an action with a fresh id and returns the id.
     pub async fn play(&mut self, action: &str) -> String {
         let id = self.next_id.to_string();
@@ -621,6 +627,8 @@ pub fn request(opponent: baghchal_protocol::Opponent, spectators: u8) -> CreateT
         spectators,
         variant: baghchal_protocol::Variant::default(),
         clock: None,
+        format: baghchal_protocol::Format::Single,
+        series_games: None,
     }
 }
 

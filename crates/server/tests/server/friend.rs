@@ -14,6 +14,8 @@ fn friend(spectators: u8) -> CreateTable {
         spectators,
         variant: Variant::default(),
         clock: None,
+        format: baghchal_protocol::Format::Single,
+        series_games: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn row(id: &str) -> TableRow {
             spectator_seats: 0,
             rules: Rules::default(),
             clock: None,
+            format: baghchal_server::options::Format::Single,
         },
         host_secret: None,
         guest_secret: None,

@@ -23,6 +23,7 @@ mod offers;
 mod page;
 mod reconnect;
 mod security;
+mod series;
 mod spectators;
 mod storage;
 mod tablebase;

@@ -20,6 +20,8 @@ async fn table(storage: &Storage) -> String {
         spectators: 0,
         variant: Variant::default(),
         clock: None,
+        format: baghchal_protocol::Format::Single,
+        series_games: None,
     })
     .unwrap();
     let id = token::table_id().unwrap();
@@ -108,3 +110,34 @@ async fn the_guest_seat_is_claimed_once_by_racing_claimers(db: &TestDb) {
     storage.close().await;
 }
 on_both!(the_guest_seat_is_claimed_once_by_racing_claimers);
+
+async fn a_series_table_reads_back_its_format_as_another_node_would_load_it(db: &TestDb) {
+    let storage = Storage::connect(&db.url).await.unwrap();
+    for (format, games) in [
+        (baghchal_protocol::Format::Single, None),
+        (baghchal_protocol::Format::Series, Some(2)),
+        (baghchal_protocol::Format::Series, Some(6)),
+    ] {
+        let options = TableOptions::parse(&CreateTable {
+            format,
+            series_games: games,
+            ..crate::common::request(Opponent::Computer, 0)
+        })
+        .unwrap();
+        let id = token::table_id().unwrap();
+        let row = TableRow {
+            id: id.clone(),
+            options,
+            host_secret: Some(Token::generate().unwrap().hash()),
+            guest_secret: None,
+            invite_token: None,
+            watch_token: None,
+        };
+        storage.create_table(&row, None).await.unwrap();
+        let loaded = storage.table(&id).await.unwrap().unwrap();
+        assert_eq!(loaded.options, options);
+        assert_eq!(loaded.options.format.series_games(), games);
+    }
+    storage.close().await;
+}
+on_both!(a_series_table_reads_back_its_format_as_another_node_would_load_it);
