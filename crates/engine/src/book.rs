@@ -31,50 +31,13 @@
 use std::fmt;
 
 use baghchal_rules::{Action, Bitboard, Position, Rules, Setup, Side, Square};
+// The tablebase's symmetries (`SYMMETRIES[s][sq]`), so that both reduce
+// positions the same way.
+use baghchal_tablebase::symmetry::{transform, SQUARES as SYMMETRIES};
 
 /// The first line's first word, and the format's version.
 const MAGIC: &str = "baghchal-placement-book";
 const VERSION: u32 = 1;
-
-/// Where each of the eight symmetries sends each point: `SYMMETRIES[s][sq]`.
-/// Symmetry `s` transposes when bit 2 is set, then mirrors the columns
-/// (bit 0) and the rows (bit 1); 0 is the identity.
-const SYMMETRIES: [[u8; 25]; 8] = {
-    let mut table = [[0u8; 25]; 8];
-    let mut s = 0;
-    while s < 8 {
-        let mut sq = 0;
-        while sq < 25 {
-            let (mut c, mut r) = (sq % 5, sq / 5);
-            if s & 4 != 0 {
-                let t = c;
-                c = r;
-                r = t;
-            }
-            if s & 1 != 0 {
-                c = 4 - c;
-            }
-            if s & 2 != 0 {
-                r = 4 - r;
-            }
-            table[s][sq] = (r * 5 + c) as u8;
-            sq += 1;
-        }
-        s += 1;
-    }
-    table
-};
-
-/// The image of a set of points under symmetry `s`.
-fn transform(mut mask: u32, s: usize) -> u32 {
-    let mut out = 0;
-    while mask != 0 {
-        let sq = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        out |= 1 << SYMMETRIES[s][sq];
-    }
-    out
-}
 
 /// The point that symmetry `s` sends to `sq` (its inverse's image).
 fn preimage(sq: u8, s: usize) -> u8 {

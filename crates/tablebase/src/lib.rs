@@ -27,7 +27,7 @@
 mod build;
 mod file;
 mod index;
-mod symmetry;
+pub mod symmetry;
 
 use std::io;
 use std::path::Path;

@@ -4,12 +4,12 @@
 //! diagonals (row + column even) map onto points with diagonals.
 
 /// Number of symmetries, the identity included.
-pub(crate) const COUNT: usize = 8;
+pub const COUNT: usize = 8;
 
 /// Where each symmetry sends each point: `SQUARES[s][sq]`. Symmetry `s`
 /// transposes when bit 2 is set, then mirrors the columns (bit 0) and the
 /// rows (bit 1). Symmetry 0 is the identity.
-pub(crate) const SQUARES: [[u8; 25]; COUNT] = {
+pub const SQUARES: [[u8; 25]; COUNT] = {
     let mut table = [[0u8; 25]; COUNT];
     let mut s = 0;
     while s < COUNT {
@@ -37,7 +37,7 @@ pub(crate) const SQUARES: [[u8; 25]; COUNT] = {
 
 /// The image of a set of points under symmetry `s`.
 #[inline]
-pub(crate) fn transform(mut mask: u32, s: usize) -> u32 {
+pub fn transform(mut mask: u32, s: usize) -> u32 {
     let map = &SQUARES[s];
     let mut out = 0;
     while mask != 0 {
