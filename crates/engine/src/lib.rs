@@ -187,9 +187,15 @@ impl Engine {
     /// value, the depth reached and the nodes searched.
     ///
     /// ```
-    /// use baghchal_engine::{Engine, Level};
+    /// use baghchal_engine::{Engine, Level, PlacementBook};
     /// use baghchal_rules::Position;
-    /// let thought = Engine::new().think(&Position::default(), Level::MAX, 0).unwrap();
+    /// let start = Position::default();
+    /// // The top level plays the start from its placement book...
+    /// let booked = Engine::new().think(&start, Level::MAX, 0).unwrap();
+    /// assert_eq!((booked.depth, booked.nodes), (0, 0));
+    /// // ...and searches it without one.
+    /// let engine = Engine::new().with_book(PlacementBook::new());
+    /// let thought = engine.think(&start, Level::MAX, 0).unwrap();
     /// assert!(thought.depth >= 4);
     /// assert!(thought.nodes > 0);
     /// ```
