@@ -167,6 +167,16 @@ pub enum ActionStage {
 }
 
 impl ActionStage {
+    /// Every stage, in path order (and in the order of their values).
+    const ALL: [ActionStage; 6] = [
+        ActionStage::ToTable,
+        ActionStage::Decide,
+        ActionStage::StorageQueue,
+        ActionStage::Store,
+        ActionStage::Broadcast,
+        ActionStage::ToSocket,
+    ];
+
     fn label(self) -> &'static str {
         match self {
             ActionStage::ToTable => "to_table",
@@ -180,8 +190,17 @@ impl ActionStage {
 }
 
 /// An action spent `took` in `stage`.
+///
+/// Called several times for every action, so each stage's histogram is
+/// looked up in the recorder once, after the recorder is installed, and
+/// kept.
 pub fn stage(stage: ActionStage, took: Duration) {
-    histogram!(STAGE_METRIC, "stage" => stage.label()).record(took.as_secs_f64());
+    static HISTOGRAMS: OnceLock<[metrics::Histogram; 6]> = OnceLock::new();
+    let histograms = HISTOGRAMS.get_or_init(|| {
+        handle();
+        ActionStage::ALL.map(|stage| histogram!(STAGE_METRIC, "stage" => stage.label()))
+    });
+    histograms[stage as usize].record(took.as_secs_f64());
 }
 
 /// The computer chose an action at `level`.
@@ -205,4 +224,19 @@ pub fn tables_rate_limited() {
 /// reconnects with `since`.
 pub fn relay_frame_lost() {
     counter!("baghchal_relay_frames_lost_total").increment(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stage_indexes_its_own_histogram() {
+        for (i, stage) in ActionStage::ALL.into_iter().enumerate() {
+            assert_eq!(stage as usize, i, "{stage:?}");
+        }
+        let labels: std::collections::BTreeSet<_> =
+            ActionStage::ALL.iter().map(|s| s.label()).collect();
+        assert_eq!(labels.len(), ActionStage::ALL.len());
+    }
 }
