@@ -115,6 +115,11 @@ pub struct Args {
     /// random,greedy,ab2,ab4,ab6,ab9,ab10.
     #[arg(long, requires = "pool")]
     bots: Option<String>,
+    /// With --pool: the levels play this side only (`goats` or `tigers`),
+    /// each of the --games games from an opening of its own, and the bots
+    /// the other. Without it every opening is played twice, sides swapped.
+    #[arg(long, requires = "pool", value_parser = parse_side)]
+    side: Option<Side>,
     /// Play nothing: fit and report the games recorded in this directory
     /// (by an earlier run with the same players and --records, finished
     /// or stopped).
@@ -367,6 +372,30 @@ fn schedule(pairs: &[(Player, Player)], games: usize, seed: u64) -> Vec<Fixture>
         strength(g).total_cmp(&strength(f))
     });
     fixtures
+}
+
+/// The fixtures of `fixtures` in which the player that is not a bot of
+/// the pool holds `side`: one of each pair played from an opening.
+fn one_side(fixtures: Vec<Fixture>, side: Side) -> Vec<Fixture> {
+    fixtures
+        .into_iter()
+        .filter(|f| {
+            let player = match side {
+                Side::Goat => f.goats,
+                Side::Tiger => f.tigers,
+            };
+            !matches!(player, Player::Pool(_))
+        })
+        .collect()
+}
+
+/// Reads `goats` or `tigers`.
+fn parse_side(text: &str) -> Result<Side, String> {
+    match text {
+        "goats" => Ok(Side::Goat),
+        "tigers" => Ok(Side::Tiger),
+        _ => Err(format!("{text:?} is not a side (goats or tigers)")),
+    }
 }
 
 /// The sound actions of opening positions, scored once per line and
@@ -915,17 +944,26 @@ fn pool_report(
     let _ = writeln!(
         out,
         "Measured under the house rules{}: every player played every bot of \
-         the reference pool ({}) {} games, in twos from the same seeded \
-         opening with the sides swapped: {} plies, each drawn at random among \
-         the actions that a search of {} nodes scores within {:.2} goats of \
-         the best.\n",
+         the reference pool ({}) {} games, {}: {} plies, each drawn at random \
+         among the actions that a search of {} nodes scores within {:.2} goats \
+         of the best.\n",
         if tablebase {
             ", the levels with the movement-phase tablebase"
         } else {
             ", without a tablebase"
         },
         bots.join(", "),
-        args.games.div_ceil(2) * 2,
+        match args.side {
+            Some(_) => args.games,
+            None => args.games.div_ceil(2) * 2,
+        },
+        match args.side {
+            Some(Side::Goat) =>
+                "the levels as the goats, each game from a seeded opening of its own",
+            Some(Side::Tiger) =>
+                "the levels as the tigers, each game from a seeded opening of its own",
+            None => "in twos from the same seeded opening with the sides swapped",
+        },
         args.opening,
         args.opening_nodes,
         args.opening_margin as f64 / 1000.0
@@ -1036,7 +1074,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         pairs(&levels, &args.span)
     };
     let players: Vec<Player> = levels.iter().chain(&bots).copied().collect();
-    let fixtures = schedule(&pairs, args.games, args.seed);
+    let fixtures = match args.side {
+        Some(side) => one_side(schedule(&pairs, args.games * 2, args.seed), side),
+        None => schedule(&pairs, args.games, args.seed),
+    };
     let engine = args.location.engine()?;
     let engine = if args.no_book {
         engine.with_book(baghchal_engine::PlacementBook::new())
@@ -1295,6 +1336,27 @@ mod tests {
             fixtures[0].goats.weight() + fixtures[0].tigers.weight(),
             22.3 + 18.0
         );
+    }
+
+    #[test]
+    fn one_side_keeps_the_levels_on_that_side_each_from_its_own_opening() {
+        let levels = parse_levels("2400", 1).unwrap();
+        let bots: Vec<Player> = Bot::parse_list("ab9,ab10")
+            .unwrap()
+            .into_iter()
+            .map(Player::Pool)
+            .collect();
+        let fixtures = one_side(schedule(&pool_pairs(&levels, &bots), 6, 3), Side::Goat);
+        assert_eq!(fixtures.len(), 2 * 3);
+        assert!(fixtures.iter().all(|f| f.goats == levels[0]));
+        let mut openings: Vec<u64> = fixtures.iter().map(|f| f.opening_seed).collect();
+        openings.sort_unstable();
+        openings.dedup();
+        assert_eq!(openings.len(), 6);
+        let tigers = one_side(schedule(&pool_pairs(&levels, &bots), 6, 3), Side::Tiger);
+        assert!(tigers.iter().all(|f| f.tigers == levels[0]));
+        assert_eq!(parse_side("goats"), Ok(Side::Goat));
+        assert!(parse_side("goat").is_err());
     }
 
     #[test]
