@@ -87,7 +87,16 @@ async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
             let id = next_id.to_string();
             let action = state.legal[0].clone();
             pending.insert(id.clone(), (state.ply, action.clone()));
-            if !send(&mut ws, &ClientMessage::Action { id, action }).await {
+            if !send(
+                &mut ws,
+                &ClientMessage::Action {
+                    id,
+                    action,
+                    board: None,
+                },
+            )
+            .await
+            {
                 break;
             }
         }

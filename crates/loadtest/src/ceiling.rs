@@ -235,6 +235,7 @@ fn handle(
                     version,
                     moves: Vec::new(),
                     state: canned(turn),
+                    boards: Vec::new(),
                 },
                 ServerMessage::Presence(presence(spectators)),
             ]
@@ -242,7 +243,14 @@ fn handle(
         (ClientMessage::Hello { .. }, Some(_)) => vec![error(None, ErrorCode::AlreadyJoined)],
         (ClientMessage::Ping, _) => vec![ServerMessage::Pong],
         (_, None) => vec![error(None, ErrorCode::NotJoined)],
-        (ClientMessage::Action { id, action }, Some((table, _))) => {
+        (
+            ClientMessage::Action {
+                id,
+                action,
+                board: None,
+            },
+            Some((table, _)),
+        ) => {
             let mut state = table.inner.lock().unwrap_or_else(PoisonError::into_inner);
             state.version += 1;
             let side = if state.turn.is_multiple_of(2) {
@@ -253,6 +261,7 @@ fn handle(
             state.turn += 1;
             let event = ServerMessage::Event {
                 version: state.version,
+                board: None,
                 event: TableEvent::Played { side, action },
                 state: canned(state.turn),
             };
@@ -353,5 +362,7 @@ fn canned(turn: u64) -> GameState {
         clock: None,
         abortable: goats,
         series: None,
+        board: None,
+        match_state: None,
     }
 }

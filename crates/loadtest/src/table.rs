@@ -241,6 +241,7 @@ impl Table {
         let message = ClientMessage::Action {
             id: id.clone(),
             action,
+            board: None,
         };
         let sink = if self.state.side_to_move == self.state.host_side {
             &mut self.host

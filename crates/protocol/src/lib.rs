@@ -147,8 +147,8 @@ pub enum Format {
     /// One game at a time; a rematch swaps sides (the default).
     #[default]
     Single,
-    /// Two boards at once with the sides crossed (not offered yet: a
-    /// request for it is refused).
+    /// Two boards at once with the sides crossed: the creator holds
+    /// `side` on board 1 and the other side on board 2.
     TwoBoards,
     /// A series of `series_games` games, sides swapped after each.
     Series,
@@ -303,6 +303,9 @@ pub struct GameRecord {
     pub table: String,
     /// The game's number at this table, from 1.
     pub game: u32,
+    /// The board, at a two-board table (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<u8>,
     /// The rules variant.
     pub variant: Variant,
     /// The host's side in this game.
@@ -510,6 +513,10 @@ pub enum ClientMessage {
         id: String,
         /// The action in notation.
         action: String,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// Resign the current game.
     Resign {
@@ -517,27 +524,45 @@ pub enum ClientMessage {
         /// action's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// Offer a draw (tables between two people only).
     OfferDraw {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// Accept the opponent's draw offer.
     AcceptDraw {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// Decline the opponent's draw offer.
     DeclineDraw {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// After a game: ask for (or accept) a rematch with sides swapped. At
-    /// a computer table the rematch starts at once.
+    /// a computer table the rematch starts at once. At a two-board table
+    /// it is the match's: once both boards are over, a new pair of games
+    /// with the same sides.
     Rematch {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -556,6 +581,10 @@ pub enum ClientMessage {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// The present player claims the win against an absent opponent, once
     /// the presence's `claimable_at` has passed.
@@ -563,6 +592,10 @@ pub enum ClientMessage {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// The present player calls the game a draw against an absent
     /// opponent, once the presence's `claimable_at` has passed.
@@ -570,6 +603,10 @@ pub enum ClientMessage {
         /// An optional client id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// The board, at a two-board table (1 or 2; required there).
+        /// Elsewhere absent, or 1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
     },
     /// Keep-alive; answered with `pong`.
     Ping,
@@ -609,8 +646,12 @@ pub struct SeatView {
 /// A player who has no socket open in a game in progress.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Absence {
-    /// The absent player's side.
+    /// The absent player's side (on `board`, at a two-board table).
     pub side: Side,
+    /// At a two-board table, the board of the game that may be claimed
+    /// (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<u8>,
     /// When the player's last socket closed (RFC 3339, UTC, milliseconds).
     pub since: String,
     /// From when the present player may claim the game.
@@ -753,6 +794,47 @@ pub struct GameState {
     /// otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series: Option<SeriesState>,
+    /// The board this state is of, at a two-board table (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<u8>,
+    /// The match this game belongs to, at a two-board table (absent
+    /// otherwise): the same on both boards.
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_state: Option<MatchState>,
+}
+
+/// Where a two-board match stands: its pair of games, the score so far
+/// (a win 1, a draw ½ for each player; an aborted board counts for
+/// nobody) and, once both boards are over, its result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct MatchState {
+    /// Which match at this table, from 1 (a rematch starts the next).
+    pub number: u32,
+    /// Boards of this match won by the host.
+    pub host_wins: u8,
+    /// Boards of this match won by the guest.
+    pub guest_wins: u8,
+    /// Boards of this match drawn.
+    pub draws: u8,
+    /// The result, once both boards are over.
+    pub result: Option<MatchResult>,
+}
+
+/// A decided match.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// The player with the higher score; `null` for a tied match.
+    pub winner: Option<Player>,
+}
+
+/// One board of a two-board table in a snapshot.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct BoardSnapshot {
+    /// The board's current game's actions in notation.
+    pub moves: Vec<String>,
+    /// The board's game state.
+    pub state: GameState,
 }
 
 /// Where a series stands: its games so far and, once decided, its result.
@@ -938,6 +1020,9 @@ pub enum ErrorCode {
     RateLimited,
     /// The action id is empty or longer than 64 bytes.
     InvalidId,
+    /// No such board at this table: a two-board table's commands name
+    /// board 1 or 2, other tables' name none (or 1).
+    UnknownBoard,
     /// Something failed on the server; nothing changed.
     Internal,
 }
@@ -1074,18 +1159,27 @@ pub enum ServerMessage {
     Snapshot {
         /// The table version this snapshot is at.
         version: u64,
-        /// The current game's actions in notation.
+        /// The current game's actions in notation (board 1's at a
+        /// two-board table).
         moves: Vec<String>,
-        /// The game state.
+        /// The game state (board 1's at a two-board table).
         state: GameState,
+        /// At a two-board table, both boards, board 1 first (absent
+        /// otherwise).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        boards: Vec<BoardSnapshot>,
     },
     /// One table event, and the state after it.
     Event {
         /// The table version after this event (one more than the last).
         version: u64,
+        /// The board it happened on, at a two-board table (absent
+        /// otherwise).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        board: Option<u8>,
         /// What happened.
         event: TableEvent,
-        /// The game state after it.
+        /// The game state after it (of that board).
         state: GameState,
     },
     /// Who is connected, and how many watch.

@@ -84,6 +84,8 @@ fn state() -> GameState {
         clock: None,
         abortable: true,
         series: None,
+        board: None,
+        match_state: None,
     }
 }
 
@@ -150,6 +152,36 @@ fn finished_state() -> GameState {
     }
 }
 
+/// `state` as board `board` of a two-board match that has just begun.
+fn match_state(board: u8, state: GameState) -> GameState {
+    GameState {
+        board: Some(board),
+        match_state: Some(MatchState {
+            number: 1,
+            host_wins: 0,
+            guest_wins: 0,
+            draws: 0,
+            result: None,
+        }),
+        ..state
+    }
+}
+
+/// Board 2 of a two-board match before its first action: the host has
+/// the tigers, the guest's goats are to place.
+fn board_two_start() -> GameState {
+    GameState {
+        position: "T...T/...../...../...../T...T g 20 0 0".into(),
+        side_to_move: Side::Goats,
+        in_hand: 20,
+        ply: 0,
+        legal: Vec::new(),
+        last_action: None,
+        host_side: Side::Tigers,
+        ..state()
+    }
+}
+
 fn table_info() -> TableInfo {
     TableInfo {
         id: "q7Xc2LmN0pRsTuVwYz1A3b".into(),
@@ -165,6 +197,7 @@ fn table_info() -> TableInfo {
 fn event(version: u64, event: TableEvent, state: GameState) -> ServerMessage {
     ServerMessage::Event {
         version,
+        board: None,
         event,
         state,
     }
@@ -268,6 +301,19 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "http.create_table.two_boards",
+            CreateTable {
+                opponent: Opponent::Computer,
+                side: Side::Goats,
+                level: Some(1600),
+                spectators: 1,
+                variant: Variant::default(),
+                clock: None,
+                format: Format::TwoBoards,
+                series_games: None,
+            },
+        ),
+        example(
             "http.table_created.friend",
             TableCreated {
                 table: table.into(),
@@ -308,6 +354,7 @@ fn examples() -> Vec<Example> {
             GameRecord {
                 table: table.into(),
                 game: 1,
+                board: None,
                 variant: Variant::default(),
                 host_side: Side::Goats,
                 moves: vec!["c3".into(), "a1-b2".into()],
@@ -478,9 +525,7 @@ fn examples() -> Vec<Example> {
             ApiError {
                 error: ApiErrorCode::InvalidField,
                 field: Some("format".into()),
-                message: "format \"two_boards\" (a two-board match) is not offered yet; \
-                          choose \"single\" or \"series\""
-                    .into(),
+                message: "a two-board match is for a friend or the computer, not bots".into(),
             },
         ),
         example(
@@ -521,19 +566,44 @@ fn examples() -> Vec<Example> {
             ClientMessage::Action {
                 id: "7".into(),
                 action: "b2-c3".into(),
+                board: None,
+            },
+        ),
+        example(
+            "client.action.two_boards",
+            ClientMessage::Action {
+                id: "8".into(),
+                action: "c3".into(),
+                board: Some(2),
             },
         ),
         example(
             "client.resign",
             ClientMessage::Resign {
                 id: Some("8".into()),
+                board: None,
             },
         ),
-        example("client.offer_draw", ClientMessage::OfferDraw { id: None }),
-        example("client.accept_draw", ClientMessage::AcceptDraw { id: None }),
+        example(
+            "client.offer_draw",
+            ClientMessage::OfferDraw {
+                id: None,
+                board: None,
+            },
+        ),
+        example(
+            "client.accept_draw",
+            ClientMessage::AcceptDraw {
+                id: None,
+                board: None,
+            },
+        ),
         example(
             "client.decline_draw",
-            ClientMessage::DeclineDraw { id: None },
+            ClientMessage::DeclineDraw {
+                id: None,
+                board: None,
+            },
         ),
         example("client.rematch", ClientMessage::Rematch { id: None }),
         example(
@@ -544,13 +614,23 @@ fn examples() -> Vec<Example> {
             "client.abort",
             ClientMessage::Abort {
                 id: Some("9".into()),
+                board: None,
             },
         ),
         example(
             "client.claim_victory",
-            ClientMessage::ClaimVictory { id: None },
+            ClientMessage::ClaimVictory {
+                id: None,
+                board: None,
+            },
         ),
-        example("client.claim_draw", ClientMessage::ClaimDraw { id: None }),
+        example(
+            "client.claim_draw",
+            ClientMessage::ClaimDraw {
+                id: None,
+                board: None,
+            },
+        ),
         example("client.ping", ClientMessage::Ping),
         // Server to client
         example(
@@ -605,6 +685,19 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "server.welcome.two_boards",
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                table: TableInfo {
+                    format: Format::TwoBoards,
+                    ..table_info()
+                },
+                role: Role::Player,
+                player: Some(Player::Guest),
+                secret: None,
+            },
+        ),
+        example(
             "server.welcome.spectator",
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
@@ -624,6 +717,7 @@ fn examples() -> Vec<Example> {
                 version: 1,
                 moves: vec!["c3".into()],
                 state: state(),
+                boards: Vec::new(),
             },
         ),
         example(
@@ -632,6 +726,7 @@ fn examples() -> Vec<Example> {
                 version: 2,
                 moves: vec!["c3".into(), "e5-d4".into()],
                 state: clocked_state(),
+                boards: Vec::new(),
             },
         ),
         example(
@@ -656,6 +751,70 @@ fn examples() -> Vec<Example> {
                         result: None,
                     }),
                     ..state()
+                },
+                boards: Vec::new(),
+            },
+        ),
+        example(
+            "server.snapshot.two_boards",
+            ServerMessage::Snapshot {
+                version: 1,
+                moves: vec!["c3".into()],
+                state: match_state(1, state()),
+                boards: vec![
+                    BoardSnapshot {
+                        moves: vec!["c3".into()],
+                        state: match_state(1, state()),
+                    },
+                    BoardSnapshot {
+                        moves: vec![],
+                        state: match_state(2, board_two_start()),
+                    },
+                ],
+            },
+        ),
+        example(
+            "server.event.played.two_boards",
+            ServerMessage::Event {
+                version: 2,
+                board: Some(2),
+                event: TableEvent::Played {
+                    side: Side::Goats,
+                    action: "c3".into(),
+                },
+                state: match_state(
+                    2,
+                    GameState {
+                        host_side: Side::Tigers,
+                        ..state()
+                    },
+                ),
+            },
+        ),
+        example(
+            "server.event.resigned.match_decided",
+            ServerMessage::Event {
+                version: 40,
+                board: Some(2),
+                event: TableEvent::Resigned { side: Side::Tigers },
+                state: GameState {
+                    host_side: Side::Tigers,
+                    tally: Tally {
+                        host: 1,
+                        guest: 0,
+                        draws: 1,
+                    },
+                    board: Some(2),
+                    match_state: Some(MatchState {
+                        number: 1,
+                        host_wins: 1,
+                        guest_wins: 0,
+                        draws: 1,
+                        result: Some(MatchResult {
+                            winner: Some(Player::Host),
+                        }),
+                    }),
+                    ..finished_state()
                 },
             },
         ),
@@ -886,6 +1045,7 @@ fn examples() -> Vec<Example> {
                 spectator_seats: 0,
                 absent: Some(Absence {
                     side: Side::Tigers,
+                    board: None,
                     since: "2026-12-01T21:31:10.400Z".into(),
                     claimable_at: "2026-12-01T21:31:25.400Z".into(),
                     now: "2026-12-01T21:31:10.401Z".into(),
@@ -900,6 +1060,15 @@ fn examples() -> Vec<Example> {
                 code: ErrorCode::IllegalAction,
                 reason: Some(IllegalReason::Occupied),
                 message: "that point is occupied".into(),
+            },
+        ),
+        example(
+            "server.error.unknown_board",
+            ServerMessage::Error {
+                id: Some("8".into()),
+                code: ErrorCode::UnknownBoard,
+                reason: None,
+                message: "this table has two boards: name board 1 or 2".into(),
             },
         ),
         example(
@@ -1078,7 +1247,13 @@ fn unknown_types_and_missing_fields_are_refused() {
 #[test]
 fn commands_without_an_id_parse() {
     let msg: ClientMessage = serde_json::from_str(r#"{"type":"resign"}"#).unwrap();
-    assert_eq!(msg, ClientMessage::Resign { id: None });
+    assert_eq!(
+        msg,
+        ClientMessage::Resign {
+            id: None,
+            board: None
+        }
+    );
 }
 
 #[test]

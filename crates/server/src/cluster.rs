@@ -135,6 +135,8 @@ enum Request {
     Act {
         holder: Holder,
         id: Option<String>,
+        #[serde(default)]
+        board: Option<u8>,
         intent: Result<RemoteIntent, String>,
     },
     Ping {
@@ -146,7 +148,14 @@ enum Request {
     },
     Record {
         game: u32,
+        #[serde(default = "first_board")]
+        board: u8,
     },
+}
+
+/// A record request from a node that names no board asks for board 1.
+fn first_board() -> u8 {
+    1
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -691,12 +700,17 @@ impl Node {
                 }
                 Reply::Done
             }
-            Request::Act { holder, id, intent } => {
+            Request::Act {
+                holder,
+                id,
+                board,
+                intent,
+            } => {
                 let Some(conn) = conn_of(conns, &holder) else {
                     return Reply::Closed;
                 };
                 let intent = intent.and_then(RemoteIntent::parse);
-                done(handle.act(conn, id, intent).await)
+                done(handle.act(conn, id, board, intent).await)
             }
             Request::Ping { holder } => match conn_of(conns, &holder) {
                 Some(conn) => done(handle.ping(conn).await),
@@ -715,7 +729,7 @@ impl Node {
                     sent: 0,
                 },
             },
-            Request::Record { game } => match handle.record(game).await {
+            Request::Record { game, board } => match handle.record(game, board).await {
                 Ok(record) => Reply::Record { record },
                 Err(TableClosed) => Reply::Closed,
             },
@@ -810,12 +824,14 @@ impl Remote {
     pub async fn act(
         &self,
         id: Option<String>,
+        board: Option<u8>,
         intent: Result<Intent, String>,
     ) -> Result<(), TableClosed> {
         let holder = self.joined().ok_or(TableClosed)?;
         let request = Request::Act {
             holder,
             id,
+            board,
             intent: intent.map(RemoteIntent::from),
         };
         self.node.request(&self.table, &request).await.map(|_| ())
@@ -830,11 +846,15 @@ impl Remote {
             .map(|_| ())
     }
 
-    /// Game `n`'s record.
-    pub async fn record(&self, game: u32) -> Result<Option<wire::GameRecord>, TableClosed> {
+    /// Game `n`'s record on `board`.
+    pub async fn record(
+        &self,
+        game: u32,
+        board: u8,
+    ) -> Result<Option<wire::GameRecord>, TableClosed> {
         match self
             .node
-            .request(&self.table, &Request::Record { game })
+            .request(&self.table, &Request::Record { game, board })
             .await?
         {
             Reply::Record { record } => Ok(record),

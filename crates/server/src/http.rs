@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -212,12 +212,30 @@ pub async fn create_table(
     ))
 }
 
-/// `GET /api/tables/{table}/games/{game}`.
+/// The `?board=` of a game's address: board 2 of a two-board table's
+/// game; absent, board 1.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct BoardQuery {
+    board: Option<String>,
+}
+
+impl BoardQuery {
+    /// The board named, or `None` when it is not a board number.
+    fn board(&self) -> Option<u8> {
+        match &self.board {
+            None => Some(1),
+            Some(text) => text.parse().ok().filter(|b| (1..=2).contains(b)),
+        }
+    }
+}
+
+/// `GET /api/tables/{table}/games/{game}[?board=2]`.
 pub async fn game_record(
     State(state): State<AppState>,
     Path((table, game)): Path<(String, String)>,
+    Query(board): Query<BoardQuery>,
 ) -> Result<Json<GameRecord>, HttpError> {
-    find_record(&state, &table, &game).await.map(Json)
+    find_record(&state, &table, &game, &board).await.map(Json)
 }
 
 /// The analyses of finished games already made, by table and game number.
@@ -225,8 +243,8 @@ pub async fn game_record(
 #[derive(Clone, Default)]
 pub struct AnalysisCache(Arc<Mutex<HashMap<GameKey, GameAnalysis>>>);
 
-/// A table id and a game number.
-type GameKey = (String, u32);
+/// A table id, a game number and a board.
+type GameKey = (String, u32, u8);
 
 impl AnalysisCache {
     /// The most analyses kept.
@@ -252,9 +270,10 @@ impl AnalysisCache {
 pub async fn game_analysis(
     State(state): State<AppState>,
     Path((table, game)): Path<(String, String)>,
+    Query(board): Query<BoardQuery>,
 ) -> Result<Json<GameAnalysis>, HttpError> {
-    let record = find_record(&state, &table, &game).await?;
-    let key = (record.table.clone(), record.game);
+    let record = find_record(&state, &table, &game, &board).await?;
+    let key = (record.table.clone(), record.game, record.board.unwrap_or(1));
     if let Some(analysis) = state.analyses.get(&key) {
         return Ok(Json(analysis));
     }
@@ -289,12 +308,14 @@ pub(crate) async fn find_record(
     state: &AppState,
     table: &str,
     game: &str,
+    board: &BoardQuery,
 ) -> Result<GameRecord, HttpError> {
     let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
+    let board = board.board().ok_or(HttpError::NotFound)?;
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {
         let handle = state.tables.get(table).await?.ok_or(HttpError::NotFound)?;
-        if let Ok(record) = handle.record(game).await {
+        if let Ok(record) = handle.record(game, board).await {
             return record.ok_or(HttpError::NotFound);
         }
     }

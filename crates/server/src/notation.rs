@@ -1,14 +1,14 @@
 //! `GET /api/tables/{table}/games/{game}/notation/{format}`: one game of a
 //! table as text in a notation (the rules crate's `notation` module).
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::IntoResponse;
 use baghchal_rules::notation::{self, Format};
 use baghchal_rules::Record;
 
 use crate::analysis::AnalysisError;
-use crate::http::{find_record, HttpError};
+use crate::http::{find_record, BoardQuery, HttpError};
 use crate::AppState;
 
 /// `GET /api/tables/{table}/games/{game}/notation/{format}`: the game as
@@ -17,9 +17,10 @@ use crate::AppState;
 pub async fn export(
     State(state): State<AppState>,
     Path((table, game, format)): Path<(String, String, String)>,
+    Query(board): Query<BoardQuery>,
 ) -> Result<impl IntoResponse, AnalysisError> {
     let format: Format = format.parse().map_err(|_| HttpError::NotFound)?;
-    let record = find_record(&state, &table, &game).await?;
+    let record = find_record(&state, &table, &game, &board).await?;
     let replayed = record
         .record
         .parse::<Record>()

@@ -43,6 +43,9 @@ pub enum Format {
     /// A series of this many games (one of [`SERIES_GAMES`]), sides
     /// swapped after each.
     Series(u8),
+    /// Two boards at once with the sides crossed: the host holds
+    /// `host_side` on board 1 and the other side on board 2.
+    TwoBoards,
 }
 
 impl Format {
@@ -51,14 +54,23 @@ impl Format {
         match self {
             Format::Single => "single",
             Format::Series(_) => "series",
+            Format::TwoBoards => "two_boards",
         }
     }
 
     /// The games of a series, if this is one.
     pub fn series_games(self) -> Option<u8> {
         match self {
-            Format::Single => None,
+            Format::Single | Format::TwoBoards => None,
             Format::Series(n) => Some(n),
+        }
+    }
+
+    /// The boards played at once: 2 for a two-board match, else 1.
+    pub fn boards(self) -> u8 {
+        match self {
+            Format::TwoBoards => 2,
+            Format::Single | Format::Series(_) => 1,
         }
     }
 
@@ -67,6 +79,7 @@ impl Format {
         match (name, games) {
             ("single", None) => Some(Format::Single),
             ("series", Some(n)) if SERIES_GAMES.contains(&n) => Some(Format::Series(n)),
+            ("two_boards", None) => Some(Format::TwoBoards),
             _ => None,
         }
     }
@@ -79,11 +92,10 @@ impl Format {
                 field: "series_games",
                 message: "series_games is only for a table with format \"series\"".into(),
             }),
-            (wire::Format::TwoBoards, _) => Err(FieldError {
-                field: "format",
-                message: "format \"two_boards\" (a two-board match) is not offered yet; \
-                          choose \"single\" or \"series\""
-                    .into(),
+            (wire::Format::TwoBoards, None) => Ok(Format::TwoBoards),
+            (wire::Format::TwoBoards, Some(_)) => Err(FieldError {
+                field: "series_games",
+                message: "series_games is only for a table with format \"series\"".into(),
             }),
             (wire::Format::Series, Some(n)) if SERIES_GAMES.contains(&n) => Ok(Format::Series(n)),
             (wire::Format::Series, Some(n)) => Err(FieldError {
@@ -102,6 +114,7 @@ impl Format {
         match self {
             Format::Single => wire::Format::Single,
             Format::Series(_) => wire::Format::Series,
+            Format::TwoBoards => wire::Format::TwoBoards,
         }
     }
 }
@@ -174,6 +187,12 @@ impl TableOptions {
         let rules = rules_from_variant(&raw.variant)?;
         let clock = raw.clock.as_ref().map(parse_clock).transpose()?;
         let format = Format::parse(raw.format, raw.series_games)?;
+        if format == Format::TwoBoards && opponent == Opponent::Bots {
+            return Err(FieldError {
+                field: "format",
+                message: "a two-board match is for a friend or the computer, not bots".into(),
+            });
+        }
         Ok(TableOptions {
             opponent,
             host_side: side_from_wire(raw.side),
@@ -402,7 +421,7 @@ mod tests {
     }
 
     #[test]
-    fn a_series_has_two_four_or_six_games_and_two_boards_are_refused_for_now() {
+    fn a_series_has_two_four_or_six_games_and_two_boards_none() {
         let with = |format: wire::Format, series_games: Option<u8>| {
             let mut raw = request(wire::Opponent::Friend);
             raw.format = format;
@@ -427,8 +446,7 @@ mod tests {
             (wire::Format::Series, Some(3), "series_games"),
             (wire::Format::Series, Some(8), "series_games"),
             (wire::Format::Single, Some(4), "series_games"),
-            (wire::Format::TwoBoards, None, "format"),
-            (wire::Format::TwoBoards, Some(2), "format"),
+            (wire::Format::TwoBoards, Some(2), "series_games"),
         ] {
             let refused = with(format, games).unwrap_err();
             assert_eq!(refused.field, field, "{format:?} {games:?}");
@@ -436,6 +454,15 @@ mod tests {
         }
         assert_eq!(Format::from_stored("series", Some(5)), None);
         assert_eq!(Format::from_stored("single", Some(2)), None);
-        assert_eq!(Format::from_stored("two_boards", None), None);
+        let two = with(wire::Format::TwoBoards, None).unwrap();
+        assert_eq!((two.format, two.format.boards()), (Format::TwoBoards, 2));
+        assert_eq!(
+            Format::from_stored("two_boards", None),
+            Some(Format::TwoBoards)
+        );
+        assert_eq!(Format::from_stored("two_boards", Some(2)), None);
+        let mut bots = request(wire::Opponent::Bots);
+        bots.format = wire::Format::TwoBoards;
+        assert_eq!(TableOptions::parse(&bots).unwrap_err().field, "format");
     }
 }

@@ -120,6 +120,8 @@ pub struct Logged {
     pub client_id: Option<String>,
     /// When the table accepted it: the clocks are computed from these.
     pub at: Timestamp,
+    /// The board it happened on: 1, or 2 at a two-board table.
+    pub board: u8,
 }
 
 /// What a player asks for.
@@ -376,6 +378,11 @@ impl Play {
         let k = kind as usize;
         offers.made[k] = offers.made[k].saturating_add(1);
         offers.last[k] = Some(at);
+    }
+
+    /// Games won and drawn so far.
+    pub fn tally(&self) -> wire::Tally {
+        self.tally
     }
 
     /// The table's version: the number of events so far.
@@ -652,7 +659,10 @@ impl Play {
                     self.series_start = self.games.len();
                     self.series_number = self.series_number.saturating_add(1);
                 }
-                let host_side = if replay {
+                // A two-board match's next pair keeps the sides: each player
+                // already had both.
+                let keep = replay || self.options.format == Format::TwoBoards;
+                let host_side = if keep {
                     self.host_side()
                 } else {
                     self.host_side().other()
@@ -730,6 +740,8 @@ impl Play {
             series: self
                 .series()
                 .map(|(standing, place)| standing.to_wire(self.series_number, place)),
+            board: None,
+            match_state: None,
         }
     }
 

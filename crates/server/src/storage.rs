@@ -75,10 +75,11 @@ macro_rules! on_pool {
 /// Events the writer commits in one transaction at most.
 const MAX_BATCH: usize = 512;
 
-/// One event waiting for the writer.
+/// Events of one table waiting for the writer, committed together.
 struct Append {
     table: String,
-    event: StoredEvent,
+    /// In version order; never empty.
+    events: Vec<StoredEvent>,
     active: bool,
     /// The owner's epoch, when the table is owned under a lease: the
     /// append is refused unless it is still the table's epoch.
@@ -179,23 +180,24 @@ impl Pool {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
             for append in ordered {
-                let event = &append.event;
-                let version = version_of(append)?;
                 let Some(epoch) = append.epoch else {
-                    sqlx::query(
-                        "INSERT INTO events (table_id, version, kind, side, action, player, \
-                         client_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                    )
-                    .bind(&append.table)
-                    .bind(version)
-                    .bind(event.kind.as_str())
-                    .bind(event.side)
-                    .bind(event.action.as_deref())
-                    .bind(event.player)
-                    .bind(event.client_id.as_deref())
-                    .bind(event.at)
-                    .execute(&mut *tx)
-                    .await?;
+                    for event in &append.events {
+                        sqlx::query(
+                            "INSERT INTO events (table_id, version, kind, side, action, player, \
+                             client_id, created_at, board) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                        )
+                        .bind(&append.table)
+                        .bind(version_of(&append.table, event)?)
+                        .bind(event.kind.as_str())
+                        .bind(event.side)
+                        .bind(event.action.as_deref())
+                        .bind(event.player)
+                        .bind(event.client_id.as_deref())
+                        .bind(event.at)
+                        .bind(event.board)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
                     sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
                         .bind(i64::from(append.active))
                         .bind(&append.table)
@@ -216,21 +218,25 @@ impl Pool {
                 if owned != 1 {
                     return Err(StorageError::Fenced);
                 }
-                sqlx::query(
-                    "INSERT INTO events (table_id, version, kind, side, action, player, \
-                     client_id, created_at, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                )
-                .bind(&append.table)
-                .bind(version)
-                .bind(event.kind.as_str())
-                .bind(event.side)
-                .bind(event.action.as_deref())
-                .bind(event.player)
-                .bind(event.client_id.as_deref())
-                .bind(event.at)
-                .bind(epoch)
-                .execute(&mut *tx)
-                .await?;
+                for event in &append.events {
+                    sqlx::query(
+                        "INSERT INTO events (table_id, version, kind, side, action, player, \
+                         client_id, created_at, epoch, board) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    )
+                    .bind(&append.table)
+                    .bind(version_of(&append.table, event)?)
+                    .bind(event.kind.as_str())
+                    .bind(event.side)
+                    .bind(event.action.as_deref())
+                    .bind(event.player)
+                    .bind(event.client_id.as_deref())
+                    .bind(event.at)
+                    .bind(epoch)
+                    .bind(event.board)
+                    .execute(&mut *tx)
+                    .await?;
+                }
             }
             tx.commit().await?;
         });
@@ -244,10 +250,16 @@ impl Pool {
     /// statement, each of them a round trip to the database's thread, the
     /// writer spent most of its time on the trips.
     async fn append_unowned(&self, ordered: &[&Append]) -> Result<(), StorageError> {
-        let versions = ordered
+        let rows = ordered
             .iter()
-            .map(|append| version_of(append))
-            .collect::<Result<Vec<i64>, _>>()?;
+            .flat_map(|append| {
+                append
+                    .events
+                    .iter()
+                    .map(move |event| (append.table.as_str(), event))
+            })
+            .map(|(table, event)| Ok((table, event, version_of(table, event)?)))
+            .collect::<Result<Vec<(&str, &StoredEvent, i64)>, StorageError>>()?;
         // Sorted by table, so a table's last append is the last of its run.
         let mut active = Vec::new();
         let mut inactive = Vec::new();
@@ -265,21 +277,21 @@ impl Pool {
         }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            for (appends, versions) in ordered.chunks(ROWS_PER_INSERT).zip(versions.chunks(ROWS_PER_INSERT)) {
+            for rows in rows.chunks(ROWS_PER_INSERT) {
                 let mut insert = sqlx::QueryBuilder::new(
                     "INSERT INTO events (table_id, version, kind, side, action, player, \
-                     client_id, created_at) ",
+                     client_id, created_at, board) ",
                 );
-                insert.push_values(appends.iter().zip(versions), |mut row, (append, &version)| {
-                    let event = &append.event;
-                    row.push_bind(append.table.as_str())
+                insert.push_values(rows, |mut row, &(table, event, version)| {
+                    row.push_bind(table)
                         .push_bind(version)
                         .push_bind(event.kind.as_str())
                         .push_bind(event.side)
                         .push_bind(event.action.as_deref())
                         .push_bind(event.player)
                         .push_bind(event.client_id.as_deref())
-                        .push_bind(event.at);
+                        .push_bind(event.at)
+                        .push_bind(event.board);
                 });
                 insert.build().execute(&mut *tx).await?;
             }
@@ -304,14 +316,14 @@ impl Pool {
     }
 }
 
-/// Rows in one multi-row insert (8 parameters each: far under SQLite's
+/// Rows in one multi-row insert (9 parameters each: far under SQLite's
 /// and PostgreSQL's limits on parameters in a statement).
 const ROWS_PER_INSERT: usize = 256;
 
-/// An append's version as the `version` column holds it.
-fn version_of(append: &Append) -> Result<i64, StorageError> {
-    i64::try_from(append.event.version).map_err(|_| StorageError::Corrupt {
-        table: append.table.clone(),
+/// An event's version as the `version` column holds it.
+fn version_of(table: &str, event: &StoredEvent) -> Result<i64, StorageError> {
+    i64::try_from(event.version).map_err(|_| StorageError::Corrupt {
+        table: table.to_owned(),
         what: "version overflow".into(),
     })
 }
@@ -425,6 +437,8 @@ struct StoredEvent {
     client_id: Option<String>,
     /// Milliseconds since the epoch: the `created_at` column.
     at: i64,
+    /// The `board` column: 1, or 2 on a two-board table's second board.
+    board: i64,
 }
 
 impl StoredEvent {
@@ -459,6 +473,7 @@ impl StoredEvent {
             player: logged.player.map(Player::as_str),
             client_id: logged.client_id.clone(),
             at: logged.at.as_millis(),
+            board: i64::from(logged.board),
         }
     }
 }
@@ -466,7 +481,7 @@ impl StoredEvent {
 /// Reads an event row back; the error names the column that is not what
 /// this server writes.
 fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
-    let (version, kind, side, action, player, client_id, at) = row;
+    let (version, kind, side, action, player, client_id, at, board) = row;
     let side = || side.as_deref().and_then(side_from_name).ok_or("side");
     let kind = EventKind::parse(&kind).ok_or("kind")?;
     let event = match kind {
@@ -507,6 +522,10 @@ fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
         player,
         client_id,
         at: Timestamp::from_millis(at),
+        board: u8::try_from(board)
+            .ok()
+            .filter(|b| (1..=2).contains(b))
+            .ok_or("board")?,
     })
 }
 
@@ -701,10 +720,27 @@ impl Storage {
         active: bool,
         epoch: Option<u64>,
     ) -> Result<(), StorageError> {
+        self.append_events(table, std::slice::from_ref(event), active, epoch)
+            .await
+    }
+
+    /// Appends consecutive events of one table in one transaction: all of
+    /// them are durable when this returns `Ok`, or none is. A two-board
+    /// match's rematch is one event on each board.
+    pub async fn append_events(
+        &self,
+        table: &str,
+        events: &[Logged],
+        active: bool,
+        epoch: Option<u64>,
+    ) -> Result<(), StorageError> {
+        if events.is_empty() {
+            return Ok(());
+        }
         let (done, result) = oneshot::channel();
         let append = Append {
             table: table.to_owned(),
-            event: StoredEvent::encode(event),
+            events: events.iter().map(StoredEvent::encode).collect(),
             active,
             epoch,
             queued: std::time::Instant::now(),
@@ -755,7 +791,7 @@ impl Storage {
     pub async fn events(&self, table: &str) -> Result<Vec<Logged>, StorageError> {
         let raw: Vec<EventRow> = on_pool!(&self.pool, pool => {
             sqlx::query_as(
-                "SELECT version, kind, side, action, player, client_id, created_at FROM events \
+                "SELECT version, kind, side, action, player, client_id, created_at, board FROM events \
                  WHERE table_id = $1 ORDER BY version",
             )
             .bind(table)
@@ -915,7 +951,7 @@ impl Storage {
 }
 
 /// An event row: version, kind, side, action, player, client id, the
-/// time it was accepted.
+/// time it was accepted, the board.
 type EventRow = (
     i64,
     String,
@@ -923,6 +959,7 @@ type EventRow = (
     Option<String>,
     Option<String>,
     Option<String>,
+    i64,
     i64,
 );
 
@@ -1078,6 +1115,7 @@ mod tests {
             stored.player.map(str::to_owned),
             stored.client_id,
             stored.at,
+            stored.board,
         )
     }
 
@@ -1116,6 +1154,7 @@ mod tests {
                     player,
                     client_id,
                     at: Timestamp::from_millis(1_796_160_604_250 + i as i64),
+                    board: 1 + (i % 2) as u8,
                 };
                 let back = decode_event(row(StoredEvent::encode(&logged)));
                 assert_eq!(back, Ok(logged));
@@ -1132,6 +1171,7 @@ mod tests {
                 player: Some(Player::Host),
                 client_id: None,
                 at: Timestamp::from_millis(0),
+                board: 1,
             }))
         };
         let mut bad = good();

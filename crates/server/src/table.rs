@@ -16,10 +16,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+use crate::boards::{Board, Boards, Target, UnknownBoard};
 use crate::bot::Computer;
 use crate::names::{event_to_wire, result_to_wire, side_to_wire};
 use crate::options::{Opponent, TableOptions};
-use crate::play::{Event, Intent, Logged, Play, Player, Refusal};
+use crate::play::{Event, Intent, Logged, Player, Refusal};
 use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
 use crate::time::{Timestamp, Wait, WallClock};
@@ -138,12 +139,15 @@ enum Command {
     Act {
         conn: ConnId,
         id: Option<String>,
+        /// The board the client named, if any.
+        board: Option<u8>,
         intent: Result<Intent, String>,
         /// When the socket's task sent it (for [`ActionStage::ToTable`]).
         sent: std::time::Instant,
     },
     Record {
         game: u32,
+        board: u8,
         respond_to: oneshot::Sender<Option<wire::GameRecord>>,
     },
     Ping {
@@ -191,7 +195,7 @@ impl TableHandle {
         context: TableContext,
         tenure: Tenure,
     ) -> Result<TableHandle, StorageError> {
-        let mut play = Play::new(row.options);
+        let mut boards = Boards::new(row.options);
         let mut recent = RecentIds::default();
         let now = context.clock.now();
         for logged in events {
@@ -199,16 +203,22 @@ impl TableHandle {
                 table: row.id.clone(),
                 what: format!("event {}: {what}", logged.version),
             };
-            if logged.version != play.version() + 1 {
+            if logged.version != boards.version() + 1 {
                 return Err(corrupt("version out of sequence"));
             }
-            play.apply(logged.event, logged.at)
+            if boards.get(logged.board).is_none() {
+                return Err(corrupt("no such board"));
+            }
+            boards
+                .apply(logged.board, logged.event, logged.at)
                 .map_err(|refusal| corrupt(&refusal.message()))?;
             if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
                 recent.insert(player, id.clone());
             }
         }
-        let play_clock_runs = play.clocks().and_then(|c| c.running()).is_some();
+        let play_clock_runs = boards
+            .iter()
+            .any(|(_, play)| play.clocks().and_then(|c| c.running()).is_some());
         let (tx, rx) = mpsc::channel(INBOX_LEN);
         let span = tracing::info_span!("table", table_id = %row.id);
         let table = Table {
@@ -220,14 +230,14 @@ impl TableHandle {
                 invite: row.invite_token,
                 watch: row.watch_token,
             },
-            play,
+            boards,
             host: None,
             guest: None,
             spectators: HashMap::new(),
             log: VecDeque::new(),
             recent,
             tx: tx.downgrade(),
-            computer: None,
+            computers: [None, None],
             next_game: None,
             away: [Some(now); 2],
             absent: None,
@@ -316,12 +326,14 @@ impl TableHandle {
         }
     }
 
-    /// A player's command; the table answers in the connection's outbox.
-    /// `intent` is `Err` with the notation error for an unreadable action.
+    /// A player's command on `board` (as the client named it); the table
+    /// answers in the connection's outbox. `intent` is `Err` with the
+    /// notation error for an unreadable action.
     pub async fn act(
         &self,
         conn: ConnId,
         id: Option<String>,
+        board: Option<u8>,
         intent: Result<Intent, String>,
     ) -> Result<(), TableClosed> {
         match &self.route {
@@ -329,12 +341,13 @@ impl TableHandle {
                 .send(Command::Act {
                     conn,
                     id,
+                    board,
                     intent,
                     sent: std::time::Instant::now(),
                 })
                 .await
                 .map_err(|_| TableClosed),
-            Route::Remote(remote) => remote.act(id, intent).await,
+            Route::Remote(remote) => remote.act(id, board, intent).await,
         }
     }
 
@@ -350,16 +363,25 @@ impl TableHandle {
         }
     }
 
-    /// Game `n`'s record, if there is such a game.
-    pub async fn record(&self, game: u32) -> Result<Option<wire::GameRecord>, TableClosed> {
+    /// Game `n`'s record on `board` (1 but at a two-board table), if
+    /// there is such a game.
+    pub async fn record(
+        &self,
+        game: u32,
+        board: u8,
+    ) -> Result<Option<wire::GameRecord>, TableClosed> {
         let tx = match &self.route {
             Route::Local(tx) => tx,
-            Route::Remote(remote) => return remote.record(game).await,
+            Route::Remote(remote) => return remote.record(game, board).await,
         };
         let (respond_to, rx) = oneshot::channel();
-        tx.send(Command::Record { game, respond_to })
-            .await
-            .map_err(|_| TableClosed)?;
+        tx.send(Command::Record {
+            game,
+            board,
+            respond_to,
+        })
+        .await
+        .map_err(|_| TableClosed)?;
         rx.await.map_err(|_| TableClosed)
     }
 }
@@ -411,25 +433,26 @@ struct Table {
     options: TableOptions,
     /// The hashes of its tokens.
     secrets: Secrets,
-    /// The games.
-    play: Play,
+    /// The games, on one board or two.
+    boards: Boards,
     /// The host's socket.
     host: Option<Conn>,
     /// The guest's socket.
     guest: Option<Conn>,
     /// The gallery's sockets.
     spectators: HashMap<ConnId, Outbox>,
-    /// The latest events with their versions and the states after them,
-    /// sent again (with the time of sending) to reconnecting clients.
-    log: VecDeque<(u64, wire::TableEvent, wire::GameState)>,
+    /// The latest events with their versions, boards (at a match) and
+    /// the states after them, sent again (with the time of sending) to
+    /// reconnecting clients.
+    log: VecDeque<Sent>,
     /// Client ids already applied.
     recent: RecentIds,
     /// What tables share.
     context: TableContext,
     /// Our own inbox, to tell the registry which task is leaving it.
     tx: mpsc::WeakSender<Command>,
-    /// The computer's turn, while it is to move.
-    computer: Option<ComputerTurn>,
+    /// The computer's turn on each board, while it is to move there.
+    computers: [Option<ComputerTurn>; 2],
     /// The next bots game, while one is due.
     next_game: Option<Timer>,
     /// How this node holds the table.
@@ -439,9 +462,18 @@ struct Table {
     /// Since when each player (host, guest) has had no socket open.
     away: [Option<Timestamp>; 2],
     /// The absence last announced in `presence`.
-    absent: Option<(Side, Timestamp)>,
+    absent: Option<(Board, Side, Timestamp)>,
     /// No flag falls before this (the grace after loading).
     flag_not_before: Timestamp,
+}
+
+/// An event as it was sent: its version, its board at a match, the
+/// event and the state after it.
+struct Sent {
+    version: u64,
+    board: Option<Board>,
+    event: wire::TableEvent,
+    state: wire::GameState,
 }
 
 fn seat_index(player: Player) -> usize {
@@ -495,10 +527,10 @@ enum Wake {
     Shutdown,
     /// Nobody came for the idle timeout.
     Idle,
-    /// The computer's wait is over.
-    ComputerDue,
-    /// The computer has chosen.
-    ComputerChose(Option<Action>),
+    /// The computer's wait on this board is over.
+    ComputerDue(Board),
+    /// The computer has chosen on this board.
+    ComputerChose(Board, Option<Action>),
     /// The next bots game is due.
     NextGameDue,
     /// The running side's time is out.
@@ -519,6 +551,21 @@ async fn think(stage: Option<&mut Stage>) -> Option<Action> {
     }
 }
 
+/// Completes with the first choice of the computer's thoughts on either
+/// board, and the board.
+async fn think_any(turns: &mut [Option<ComputerTurn>; 2]) -> (Board, Option<Action>) {
+    let [first, second] = turns;
+    tokio::select! {
+        action = think(first.as_mut().map(|t| &mut t.stage)) => (1, action),
+        action = think(second.as_mut().map(|t| &mut t.stage)) => (2, action),
+    }
+}
+
+/// The board index of `board` in per-board arrays.
+fn board_index(board: Board) -> usize {
+    usize::from(board.clamp(1, 2)) - 1
+}
+
 /// Completes at `wait`; never when there is none.
 async fn until_wall(wait: Option<Wait>) {
     match wait {
@@ -537,7 +584,7 @@ async fn until(due: Option<Instant>) {
 
 impl Table {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
-        tracing::debug!(version = self.play.version(), "table open");
+        tracing::debug!(version = self.boards.version(), "table open");
         self.schedule_computer();
         self.schedule_next_bots_game();
         let stop = self.tenure.stop.clone();
@@ -546,20 +593,27 @@ impl Table {
                 break;
             }
             let idle = self.is_idle();
-            let computer_due = match &self.computer {
-                Some(turn) if !matches!(turn.stage, Stage::Thinking(_)) => Some(turn.due),
-                _ => None,
-            };
+            let computer_due = (1..)
+                .zip(&self.computers)
+                .filter_map(|(board, turn)| match turn {
+                    Some(turn) if !matches!(turn.stage, Stage::Thinking(_)) => {
+                        Some((turn.due, board))
+                    }
+                    _ => None,
+                })
+                .min();
             let next_game_due = self.next_game.as_ref().map(|t| t.due);
             let flag_due = self.flag_due().map(|at| self.context.clock.wait_until(at));
             let wake = tokio::select! {
                 biased;
                 () = stop.cancelled() => Wake::Shutdown,
                 command = rx.recv() => Wake::Command(command),
-                action = think(self.computer.as_mut().map(|t| &mut t.stage)) => {
-                    Wake::ComputerChose(action)
+                (board, action) = think_any(&mut self.computers) => {
+                    Wake::ComputerChose(board, action)
                 }
-                () = until(computer_due) => Wake::ComputerDue,
+                () = until(computer_due.map(|(due, _)| due)) => {
+                    Wake::ComputerDue(computer_due.map_or(1, |(_, board)| board))
+                }
                 () = until(next_game_due) => Wake::NextGameDue,
                 () = until_wall(flag_due) => Wake::FlagDue,
                 () = tokio::time::sleep(self.context.idle_timeout), if idle => Wake::Idle,
@@ -578,8 +632,8 @@ impl Table {
                     tracing::debug!("idle table unloaded");
                     return;
                 }
-                Wake::ComputerDue => self.computer_due().await,
-                Wake::ComputerChose(action) => self.computer_chose(action).await,
+                Wake::ComputerDue(board) => self.computer_due(board).await,
+                Wake::ComputerChose(board, action) => self.computer_chose(board, action).await,
                 Wake::NextGameDue => self.next_bots_game().await,
                 Wake::FlagDue => {
                     if !self.flag_if_due().await {
@@ -626,15 +680,20 @@ impl Table {
             Command::Act {
                 conn,
                 id,
+                board,
                 intent,
                 sent,
             } => {
                 let taken = std::time::Instant::now();
                 crate::stats::stage(ActionStage::ToTable, taken - sent);
-                self.act(conn, id, intent, taken).await;
+                self.act(conn, id, board, intent, taken).await;
             }
-            Command::Record { game, respond_to } => {
-                let _ = respond_to.send(self.record(game));
+            Command::Record {
+                game,
+                board,
+                respond_to,
+            } => {
+                let _ = respond_to.send(self.record(game, board));
             }
             Command::Ping { conn } => {
                 if let Some((_, outbox)) = self.member_of(conn) {
@@ -649,7 +708,7 @@ impl Table {
         self.host.is_none()
             && self.guest.is_none()
             && self.spectators.is_empty()
-            && self.computer.is_none()
+            && self.computers.iter().all(Option::is_none)
             && self.next_game.is_none()
             && self.flag_due().is_none()
     }
@@ -659,51 +718,70 @@ impl Table {
         self.context.clock.now()
     }
 
-    /// When the running side's flag falls, if a clock runs.
-    fn flag_due(&self) -> Option<Timestamp> {
-        let (_, deadline) = self.play.clocks()?.deadline()?;
+    /// When the first running side's flag falls on `board`, if a clock
+    /// runs there.
+    fn flag_due_on(&self, board: Board) -> Option<Timestamp> {
+        let (_, deadline) = self.boards.get(board)?.clocks()?.deadline()?;
         Some(deadline.max(self.flag_not_before))
     }
 
-    /// Ends the game on time if the running side's time is out. Returns
-    /// `false` only when that flag could not be stored.
+    /// When the first flag falls on any board.
+    fn flag_due(&self) -> Option<Timestamp> {
+        (1..=self.boards.count())
+            .filter_map(|board| self.flag_due_on(board))
+            .min()
+    }
+
+    /// Ends each board's game on time if its running side's time is out.
+    /// Returns `false` only when a flag could not be stored.
     async fn flag_if_due(&mut self) -> bool {
-        let Some(due) = self.flag_due() else {
-            return true;
-        };
-        if self.now() < due {
-            return true;
+        let mut stored = true;
+        for board in 1..=self.boards.count() {
+            let Some(due) = self.flag_due_on(board) else {
+                continue;
+            };
+            if self.now() < due {
+                continue;
+            }
+            let running = self
+                .boards
+                .get(board)
+                .and_then(|play| play.clocks()?.running());
+            let Some((side, _)) = running else {
+                continue;
+            };
+            tracing::info!(side = ?side, board, "flag");
+            stored &= self
+                .commit(board, Event::Flagged { side }, None, None)
+                .await;
         }
-        let Some((side, _)) = self.play.clocks().and_then(|c| c.running()) else {
-            return true;
-        };
-        tracing::info!(side = ?side, "flag");
-        self.commit(Event::Flagged { side }, None, None).await
+        stored
     }
 
     /// Whether the host cancelled this friend table before its guest
-    /// arrived: its first game aborted with the guest's seat never taken.
+    /// arrived: a first game aborted with the guest's seat never taken.
     fn cancelled(&self) -> bool {
         self.options.opponent == Opponent::Friend
             && self.secrets.guest.is_none()
-            && self
-                .play
-                .game_at(1)
-                .and_then(|(game, _)| game.outcome())
-                .is_some_and(|o| o.reason() == baghchal_rules::Reason::Aborted)
+            && self.boards.iter().any(|(_, play)| {
+                play.game_at(1)
+                    .and_then(|(game, _)| game.outcome())
+                    .is_some_and(|o| o.reason() == baghchal_rules::Reason::Aborted)
+            })
     }
 
     /// The player away from a game in progress between two people (the
-    /// one away longer if both are), and since when. Nobody is absent
-    /// while the game may still be aborted.
-    fn absence(&self) -> Option<(Side, Timestamp)> {
-        if !self.play.is_friend_table() || self.play.game().is_finished() || self.play.abortable() {
-            return None;
-        }
+    /// one away longer if both are), and since when, with the first board
+    /// where that game is and the absent player's side there. Nobody is
+    /// absent while the game may still be aborted.
+    fn absence(&self) -> Option<(Board, Side, Timestamp)> {
+        let (board, play) = self.boards.iter().find(|(_, play)| {
+            play.is_friend_table() && !play.game().is_finished() && !play.abortable()
+        })?;
         [Player::Host, Player::Guest]
             .into_iter()
-            .filter_map(|p| self.away[seat_index(p)].map(|since| (self.play.side_of(p), since)))
-            .min_by_key(|&(_, since)| since)
+            .filter_map(|p| self.away[seat_index(p)].map(|since| (board, play.side_of(p), since)))
+            .min_by_key(|&(_, _, since)| since)
     }
 
     fn leave_registry(&self) {
@@ -715,11 +793,12 @@ impl Table {
         }
     }
 
-    fn record(&self, n: u32) -> Option<wire::GameRecord> {
-        let (game, host_side) = self.play.game_at(n)?;
+    fn record(&self, n: u32, board: Board) -> Option<wire::GameRecord> {
+        let (game, host_side) = self.boards.get(board)?.game_at(n)?;
         Some(wire::GameRecord {
             table: self.id.clone(),
             game: n,
+            board: self.boards.is_match().then_some(board),
             variant: self.options.variant(),
             host_side: side_to_wire(host_side),
             moves: game.actions().iter().map(ToString::to_string).collect(),
@@ -806,11 +885,7 @@ impl Table {
         let mut frames = vec![encode(&welcome)];
         match since.and_then(|since| self.missed_since(since)) {
             Some(missed) => frames.extend(missed),
-            None => frames.push(encode(&wire::ServerMessage::Snapshot {
-                version: self.play.version(),
-                moves: self.play.moves(),
-                state: self.play.state(self.now()),
-            })),
+            None => frames.push(encode(&self.snapshot())),
         }
         for frame in frames {
             // A fresh outbox has room for a welcome, a snapshot and the
@@ -843,17 +918,49 @@ impl Table {
         Ok(member)
     }
 
+    /// The whole current state: every board's game.
+    fn snapshot(&self) -> wire::ServerMessage {
+        let now = self.now();
+        let boards: Vec<wire::BoardSnapshot> = self
+            .boards
+            .iter()
+            .filter_map(|(board, play)| {
+                Some(wire::BoardSnapshot {
+                    moves: play.moves(),
+                    state: self.boards.state(board, now)?,
+                })
+            })
+            .collect();
+        let first = boards
+            .first()
+            .cloned()
+            .unwrap_or_else(|| wire::BoardSnapshot {
+                moves: self.boards.first().moves(),
+                state: self.boards.first().state(now),
+            });
+        wire::ServerMessage::Snapshot {
+            version: self.boards.version(),
+            moves: first.moves,
+            state: first.state,
+            boards: if self.boards.is_match() {
+                boards
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
     /// The events after `since`, if the log still holds them all, each
     /// with the time of sending in its clock.
     fn missed_since(&self, since: u64) -> Option<Vec<Utf8Bytes>> {
-        let version = self.play.version();
+        let version = self.boards.version();
         if since > version {
             return None;
         }
         if since == version {
             return Some(Vec::new());
         }
-        let first = self.log.front()?.0;
+        let first = self.log.front()?.version;
         if since + 1 < first {
             return None;
         }
@@ -861,15 +968,16 @@ impl Table {
         Some(
             self.log
                 .iter()
-                .filter(|(v, _, _)| *v > since)
-                .map(|(version, event, state)| {
-                    let mut state = state.clone();
+                .filter(|sent| sent.version > since)
+                .map(|sent| {
+                    let mut state = sent.state.clone();
                     if let Some(clock) = &mut state.clock {
                         clock.now.clone_from(&now);
                     }
                     encode(&wire::ServerMessage::Event {
-                        version: *version,
-                        event: event.clone(),
+                        version: sent.version,
+                        board: sent.board,
+                        event: sent.event.clone(),
                         state,
                     })
                 })
@@ -897,16 +1005,19 @@ impl Table {
         }
         tracing::info!(conn_id = conn, "left");
         self.broadcast_presence();
-        // A draw offer or a rematch request lapses when its maker leaves.
+        // A draw offer or a rematch request lapses when its maker leaves:
+        // on every board at once, as a match's rematch request was made.
         if let Some(player) = left {
-            let lapsed: Vec<_> = self
-                .play
-                .withdraw_offers(self.play.side_of(player))
+            let lapsed: Vec<(Board, Event)> = self
+                .boards
+                .iter()
+                .flat_map(|(board, play)| {
+                    play.withdraw_offers(play.side_of(player))
+                        .map(move |event| (board, event))
+                })
                 .collect();
-            for event in lapsed {
-                if !self.commit(event, None, None).await {
-                    tracing::warn!("a lapsed offer could not be stored");
-                }
+            if !lapsed.is_empty() && !self.commit_events(lapsed, None, None).await {
+                tracing::warn!("a lapsed offer could not be stored");
             }
         }
     }
@@ -923,11 +1034,13 @@ impl Table {
             .map(|outbox| (Member::Spectator, outbox.clone()))
     }
 
-    /// A player's action, taken up at `taken`.
+    /// A player's action on `board` (as the client named it), taken up
+    /// at `taken`.
     async fn act(
         &mut self,
         conn: ConnId,
         id: Option<String>,
+        board: Option<Board>,
         intent: Result<Intent, String>,
         taken: std::time::Instant,
     ) {
@@ -972,6 +1085,17 @@ impl Table {
                 return;
             }
         };
+        let target = match self.boards.target(board, &intent) {
+            Ok(target) => target,
+            Err(UnknownBoard) => {
+                reply_error(
+                    wire::ErrorCode::UnknownBoard,
+                    None,
+                    UnknownBoard::message(self.boards.count()),
+                );
+                return;
+            }
+        };
         // A flag due falls before anything else is decided.
         if !self.flag_if_due().await {
             reply_error(
@@ -982,7 +1106,6 @@ impl Table {
             return;
         }
         let now = self.now();
-        let side = self.play.side_of(player);
         let refuse = |refusal: Refusal| {
             let (code, reason) = refusal.code();
             reply_error(code, reason, refusal.message());
@@ -995,20 +1118,29 @@ impl Table {
             );
             return;
         }
-        let event = match self.play.decide(side, intent, now) {
-            Ok(event) => event,
+        let events = match self.boards.decide(player, target, intent, now) {
+            Ok(events) => events,
             Err(refusal) => return refuse(refusal),
         };
         if let Intent::Claim(_) = intent {
-            let claimable = self
-                .absence()
-                .is_some_and(|(absent, since)| absent != side && now >= since.after(ABSENCE_GRACE));
+            // Only the game the absence names may be claimed.
+            let claimable = self.absence().is_some_and(|(board, absent, since)| {
+                target == Target::One(board)
+                    && self
+                        .boards
+                        .get(board)
+                        .is_some_and(|play| play.side_of(player) != absent)
+                    && now >= since.after(ABSENCE_GRACE)
+            });
             if !claimable {
                 return refuse(Refusal::NotClaimable);
             }
         }
         crate::stats::stage(ActionStage::Decide, taken.elapsed());
-        if self.commit(event, Some(player), id.as_deref()).await {
+        if self
+            .commit_events(events, Some(player), id.as_deref())
+            .await
+        {
             crate::stats::action_accepted();
         } else {
             reply_error(
@@ -1019,61 +1151,66 @@ impl Table {
         }
     }
 
-    /// The computer's pace, or a retry's pause, is over.
-    async fn computer_due(&mut self) {
-        let Some(turn) = self.computer.as_mut() else {
+    /// The computer's pace, or a retry's pause, is over on `board`.
+    async fn computer_due(&mut self, board: Board) {
+        let Some(play) = self.boards.get(board) else {
+            return;
+        };
+        let position = play.game().position().clone();
+        let slot = &mut self.computers[board_index(board)];
+        let Some(turn) = slot.as_mut() else {
             return;
         };
         match std::mem::replace(&mut turn.stage, Stage::Pacing) {
             Stage::Pacing => {
                 let Some(level) = self.options.level else {
-                    self.computer = None;
+                    *slot = None;
                     return;
                 };
                 let computer = self.context.computer.clone();
-                let position = self.play.game().position().clone();
                 turn.stage = Stage::Thinking(Box::pin(async move {
                     computer.choose(position, level, seed()).await
                 }));
             }
-            Stage::Chosen(action) => self.computer_chose(Some(action)).await,
+            Stage::Chosen(action) => self.computer_chose(board, Some(action)).await,
             Stage::Thinking(thought) => turn.stage = Stage::Thinking(thought),
         }
     }
 
-    /// The computer chose `action` for the current turn: commits it, or
-    /// schedules a retry after a pause, or gives up once the retries are
-    /// spent.
-    async fn computer_chose(&mut self, action: Option<Action>) {
-        let Some(turn) = &self.computer else { return };
+    /// The computer chose `action` for the current turn on `board`:
+    /// commits it, or schedules a retry after a pause, or gives up once the
+    /// retries are spent.
+    async fn computer_chose(&mut self, board: Board, action: Option<Action>) {
+        let slot = board_index(board);
+        let (Some(turn), Some(play)) = (&self.computers[slot], self.boards.get(board)) else {
+            return;
+        };
         let key = turn.key;
-        if key != (self.play.game_number(), self.play.game().position().ply())
-            || self.play.game().is_finished()
-        {
-            self.computer = None;
+        if key != (play.game_number(), play.game().position().ply()) || play.game().is_finished() {
+            self.computers[slot] = None;
             self.schedule_computer();
             return;
         }
-        let side = self.play.game().position().side_to_move();
+        let side = play.game().position().side_to_move();
         let Some(action) = action else {
             tracing::error!("the computer found no action in an unfinished game");
-            self.computer = None;
+            self.computers[slot] = None;
             return;
         };
-        let event = match self.play.decide(side, Intent::Play(action), self.now()) {
+        let event = match play.decide(side, Intent::Play(action), self.now()) {
             Ok(event) => event,
             Err(refusal) => {
                 tracing::error!(action = %action, refusal = ?refusal, "the computer chose an illegal action");
-                self.computer = None;
+                self.computers[slot] = None;
                 return;
             }
         };
-        if self.commit(event, None, None).await {
+        if self.commit(board, event, None, None).await {
             return;
         }
         // Try again after a pause rather than stall the game; give up after
         // a few (someone joining starts it again).
-        let Some(turn) = self.computer.as_mut().filter(|t| t.key == key) else {
+        let Some(turn) = self.computers[slot].as_mut().filter(|t| t.key == key) else {
             return;
         };
         turn.failures += 1;
@@ -1087,7 +1224,7 @@ impl Table {
                     failures = turn.failures,
                     "the computer's action could not be stored; giving up for now"
                 );
-                self.computer = None;
+                self.computers[slot] = None;
             }
         }
     }
@@ -1098,13 +1235,14 @@ impl Table {
         let Some(timer) = self.next_game.take() else {
             return;
         };
-        if timer.game != self.play.game_number()
-            || !self.play.game().is_finished()
+        let play = self.boards.first();
+        if timer.game != play.game_number()
+            || !play.game().is_finished()
             || self.spectators.is_empty()
         {
             return;
         }
-        if self.commit(Event::RematchStarted, None, None).await {
+        if self.commit(1, Event::RematchStarted, None, None).await {
             return;
         }
         let failures = timer.failures + 1;
@@ -1123,51 +1261,98 @@ impl Table {
         }
     }
 
-    /// Stores `event`, then applies it, acknowledges it to its sender and
-    /// broadcasts it. Returns `false`, with nothing changed, when storing
-    /// failed.
+    /// Stores `event` on `board`, then applies it, acknowledges it to its
+    /// sender and broadcasts it. Returns `false`, with nothing changed,
+    /// when storing failed.
     async fn commit(
         &mut self,
+        board: Board,
         event: Event,
         player: Option<Player>,
         client_id: Option<&str>,
     ) -> bool {
-        let version = self.play.version() + 1;
+        self.commit_events(vec![(board, event)], player, client_id)
+            .await
+    }
+
+    /// Stores `events` (consecutive versions, each on its board) in one
+    /// transaction, then applies them, acknowledges them once to their
+    /// sender and broadcasts each. Returns `false`, with nothing changed,
+    /// when storing failed.
+    async fn commit_events(
+        &mut self,
+        events: Vec<(Board, Event)>,
+        player: Option<Player>,
+        client_id: Option<&str>,
+    ) -> bool {
+        let first = self.boards.version() + 1;
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
-        let active = !self.play.ends_game(&event);
+        let active = self.boards.active_after(&events);
         let at = self.now();
-        let logged = Logged {
-            version,
-            event,
-            player,
-            client_id: client_id.map(str::to_owned),
-            at,
-        };
+        let logged: Vec<Logged> = (first..)
+            .zip(&events)
+            .map(|(version, &(board, event))| Logged {
+                version,
+                event,
+                player,
+                client_id: client_id.map(str::to_owned),
+                at,
+                board,
+            })
+            .collect();
         let handed = std::time::Instant::now();
         if let Err(e) = self
             .context
             .storage
-            .append_event(&self.id, &logged, active, self.tenure.epoch)
+            .append_events(&self.id, &logged, active, self.tenure.epoch)
             .await
         {
             if matches!(e, StorageError::Fenced) {
                 tracing::warn!(
-                    version,
+                    version = first,
                     "the store refused a write: another node owns this table"
                 );
                 self.fenced = true;
             } else {
-                tracing::error!(error = %e, version, "storing an event failed");
+                tracing::error!(error = %e, version = first, "storing an event failed");
             }
             return false;
         }
         let stored = std::time::Instant::now();
         crate::stats::stage(ActionStage::Store, stored - handed);
-        if let Err(refusal) = self.play.apply(event, at) {
-            // `decide` approved it: this cannot happen.
-            tracing::error!(refusal = ?refusal, "a decided event did not apply");
-            return false;
+        let mut frames = Vec::with_capacity(events.len());
+        for (version, (board, event)) in (first..).zip(events) {
+            if let Err(refusal) = self.boards.apply(board, event, at) {
+                // `decide` approved it, and the events of one commit are
+                // of different boards: this cannot happen.
+                tracing::error!(refusal = ?refusal, "a decided event did not apply");
+                return false;
+            }
+            let Some(play) = self.boards.get(board) else {
+                return false;
+            };
+            let event_on_wire = event_to_wire(&event, play.game_number());
+            let Some(state) = self.boards.state(board, at) else {
+                return false;
+            };
+            let board = self.boards.is_match().then_some(board);
+            frames.push(encode(&wire::ServerMessage::Event {
+                version,
+                board,
+                event: event_on_wire.clone(),
+                state: state.clone(),
+            }));
+            self.log.push_back(Sent {
+                version,
+                board,
+                event: event_on_wire,
+                state,
+            });
+            if self.log.len() > EVENT_LOG_LEN {
+                self.log.pop_front();
+            }
+            tracing::debug!(version, board, event = ?event, "committed");
         }
         if let (Some(player), Some(id)) = (player, client_id) {
             self.recent.insert(player, id.to_owned());
@@ -1179,19 +1364,9 @@ impl Table {
                     })));
             }
         }
-        let event_on_wire = event_to_wire(&event, self.play.game_number());
-        let state = self.play.state(at);
-        let frame = encode(&wire::ServerMessage::Event {
-            version,
-            event: event_on_wire.clone(),
-            state: state.clone(),
-        });
-        self.log.push_back((version, event_on_wire, state));
-        if self.log.len() > EVENT_LOG_LEN {
-            self.log.pop_front();
+        for frame in frames {
+            self.broadcast(frame);
         }
-        tracing::debug!(version, event = ?event, "committed");
-        self.broadcast(frame);
         crate::stats::stage(ActionStage::Broadcast, stored.elapsed());
         if self.absence() != self.absent {
             // The game left its abortable start or ended: the banner
@@ -1249,10 +1424,13 @@ impl Table {
         }
     }
 
+    /// Sends who is connected: the seats as board 1 has them (board 2 of
+    /// a match has them crossed).
     fn broadcast_presence(&mut self) {
+        let play = self.boards.first();
         let seat = |side: Side| {
-            let player = self.play.player_of(side);
-            let computer = self.play.is_computer(side);
+            let player = play.player_of(side);
+            let computer = play.is_computer(side);
             wire::SeatView {
                 player: player.to_wire(),
                 computer,
@@ -1271,8 +1449,9 @@ impl Table {
             tigers: seat(Side::Tiger),
             spectators: u32::try_from(self.spectators.len()).unwrap_or(u32::MAX),
             spectator_seats: self.options.spectator_seats,
-            absent: absent.map(|(side, since)| wire::Absence {
+            absent: absent.map(|(board, side, since)| wire::Absence {
                 side: side_to_wire(side),
+                board: self.boards.is_match().then_some(board),
                 since: since.rfc3339(),
                 claimable_at: since.after(ABSENCE_GRACE).rfc3339(),
                 now: now.rfc3339(),
@@ -1282,20 +1461,30 @@ impl Table {
         self.broadcast(encode(&wire::ServerMessage::Presence(presence)));
     }
 
-    /// Starts the computer's turn when it is to move (after its pace), and
-    /// forgets a turn that is over.
+    /// Starts the computer's turn on each board where it is to move (after
+    /// its pace), and forgets a turn that is over.
     fn schedule_computer(&mut self) {
-        let game = self.play.game();
+        for board in 1..=self.boards.count() {
+            self.schedule_computer_on(board);
+        }
+    }
+
+    fn schedule_computer_on(&mut self, board: Board) {
+        let slot = board_index(board);
+        let Some(play) = self.boards.get(board) else {
+            return;
+        };
+        let game = play.game();
         let position = game.position();
         if game.is_finished()
-            || !self.play.is_computer(position.side_to_move())
+            || !play.is_computer(position.side_to_move())
             || self.options.level.is_none()
         {
-            self.computer = None;
+            self.computers[slot] = None;
             return;
         }
-        let key = (self.play.game_number(), position.ply());
-        if self.computer.as_ref().is_some_and(|t| t.key == key) {
+        let key = (play.game_number(), position.ply());
+        if self.computers[slot].as_ref().is_some_and(|t| t.key == key) {
             return;
         }
         let pace = if self.options.opponent == Opponent::Bots {
@@ -1303,11 +1492,11 @@ impl Table {
         } else {
             self.context.pace.computer_move
         };
-        let pause = match self.play.clocks() {
+        let pause = match play.clocks() {
             Some(clocks) => clocks.pace_within(position.side_to_move(), pace),
             None => pace,
         };
-        self.computer = Some(ComputerTurn {
+        self.computers[slot] = Some(ComputerTurn {
             key,
             stage: Stage::Pacing,
             due: Instant::now() + pause,
@@ -1318,14 +1507,15 @@ impl Table {
     /// At a bots table with someone watching, starts the next game after a
     /// pause once the current one is over.
     fn schedule_next_bots_game(&mut self) {
+        let play = self.boards.first();
         if self.options.opponent != Opponent::Bots
-            || !self.play.game().is_finished()
+            || !play.game().is_finished()
             || self.spectators.is_empty()
         {
             self.next_game = None;
             return;
         }
-        let game = self.play.game_number();
+        let game = play.game_number();
         if self.next_game.as_ref().is_some_and(|t| t.game == game) {
             return;
         }

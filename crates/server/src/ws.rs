@@ -322,27 +322,37 @@ impl Connection {
                 },
                 None => self.send(&ServerMessage::Pong).await,
             },
-            ClientMessage::Action { id, action } => {
+            ClientMessage::Action { id, action, board } => {
                 let intent = action
                     .parse()
                     .map(Intent::Play)
                     .map_err(|e| format!("{action:?} is not an action in notation: {e}"));
-                self.command(Some(id), intent).await
+                self.command(Some(id), board, intent).await
             }
-            ClientMessage::Resign { id } => self.command(id, Ok(Intent::Resign)).await,
-            ClientMessage::OfferDraw { id } => self.command(id, Ok(Intent::OfferDraw)).await,
-            ClientMessage::AcceptDraw { id } => self.command(id, Ok(Intent::AcceptDraw)).await,
-            ClientMessage::DeclineDraw { id } => self.command(id, Ok(Intent::DeclineDraw)).await,
-            ClientMessage::Rematch { id } => self.command(id, Ok(Intent::Rematch)).await,
+            ClientMessage::Resign { id, board } => {
+                self.command(id, board, Ok(Intent::Resign)).await
+            }
+            ClientMessage::OfferDraw { id, board } => {
+                self.command(id, board, Ok(Intent::OfferDraw)).await
+            }
+            ClientMessage::AcceptDraw { id, board } => {
+                self.command(id, board, Ok(Intent::AcceptDraw)).await
+            }
+            ClientMessage::DeclineDraw { id, board } => {
+                self.command(id, board, Ok(Intent::DeclineDraw)).await
+            }
+            ClientMessage::Rematch { id } => self.command(id, None, Ok(Intent::Rematch)).await,
             ClientMessage::DeclineRematch { id } => {
-                self.command(id, Ok(Intent::DeclineRematch)).await
+                self.command(id, None, Ok(Intent::DeclineRematch)).await
             }
-            ClientMessage::Abort { id } => self.command(id, Ok(Intent::Abort)).await,
-            ClientMessage::ClaimVictory { id } => {
-                self.command(id, Ok(Intent::Claim(Claim::Victory))).await
+            ClientMessage::Abort { id, board } => self.command(id, board, Ok(Intent::Abort)).await,
+            ClientMessage::ClaimVictory { id, board } => {
+                self.command(id, board, Ok(Intent::Claim(Claim::Victory)))
+                    .await
             }
-            ClientMessage::ClaimDraw { id } => {
-                self.command(id, Ok(Intent::Claim(Claim::Draw))).await
+            ClientMessage::ClaimDraw { id, board } => {
+                self.command(id, board, Ok(Intent::Claim(Claim::Draw)))
+                    .await
             }
         }
     }
@@ -420,7 +430,12 @@ impl Connection {
         .await
     }
 
-    async fn command(&mut self, id: Option<String>, intent: Result<Intent, String>) -> Option<End> {
+    async fn command(
+        &mut self,
+        id: Option<String>,
+        board: Option<u8>,
+        intent: Result<Intent, String>,
+    ) -> Option<End> {
         let Some(joined) = &self.joined else {
             return self
                 .send_error(id, ErrorCode::NotJoined, "say hello first".into())
@@ -444,7 +459,7 @@ impl Connection {
                 )
                 .await;
         }
-        match joined.table.act(self.conn, id, intent).await {
+        match joined.table.act(self.conn, id, board, intent).await {
             Ok(()) => None,
             Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
         }

@@ -275,6 +275,7 @@ pub async fn client(
             let message = ClientMessage::Action {
                 id: action.0,
                 action: action.2,
+                board: None,
             };
             if !send(&mut ws, &message).await {
                 continue 'connection;

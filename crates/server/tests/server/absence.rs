@@ -63,6 +63,7 @@ async fn an_absent_opponent_is_announced_and_claimed_after_the_grace(db: &TestDb
 
     let claim = ClientMessage::ClaimVictory {
         id: Some("claim".into()),
+        board: None,
     };
     assert!(not_claimable(seated.host.refused(&claim).await));
     clock.advance(ABSENCE_GRACE - Duration::from_millis(1));
@@ -125,13 +126,23 @@ async fn a_return_cancels_the_countdown_and_a_later_absence_may_be_called_a_draw
     assert!(presence.goats.connected && presence.absent.is_none());
     clock.advance(ABSENCE_GRACE);
     assert!(not_claimable(
-        guest.refused(&ClientMessage::ClaimDraw { id: None }).await
+        guest
+            .refused(&ClientMessage::ClaimDraw {
+                id: None,
+                board: None
+            })
+            .await
     ));
 
     host.close().await;
     guest.presence().await;
     clock.advance(ABSENCE_GRACE);
-    guest.send(&ClientMessage::ClaimDraw { id: None }).await;
+    guest
+        .send(&ClientMessage::ClaimDraw {
+            id: None,
+            board: None,
+        })
+        .await;
     let state = guest.event_at(3).await;
     assert_eq!(
         state.result,

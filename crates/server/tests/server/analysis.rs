@@ -30,7 +30,13 @@ async fn a_finished_game_is_analysed_action_by_action(db: &TestDb) {
     let error: ApiError = serde_json::from_str(&body).unwrap();
     assert_eq!(error.error, baghchal_protocol::ApiErrorCode::GameNotOver);
 
-    seated.host.send(&ClientMessage::Resign { id: None }).await;
+    seated
+        .host
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     seated.guest.event_at(5).await;
     let (status, body) = server.get(&path).await;
     assert_eq!(status, 200, "{body}");

@@ -36,6 +36,7 @@ fn action(id: &str, action: &str) -> Message {
     json(&ClientMessage::Action {
         id: id.into(),
         action: action.into(),
+        board: None,
     })
 }
 
@@ -100,7 +101,10 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         (action("", "c1"), ErrorCode::InvalidId, None),
         (action(&"x".repeat(65), "c1"), ErrorCode::InvalidId, None),
         (
-            json(&ClientMessage::AcceptDraw { id: None }),
+            json(&ClientMessage::AcceptDraw {
+                id: None,
+                board: None,
+            }),
             ErrorCode::NoOffer,
             None,
         ),
@@ -115,7 +119,10 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
             None,
         ),
         (
-            json(&ClientMessage::ClaimVictory { id: None }),
+            json(&ClientMessage::ClaimVictory {
+                id: None,
+                board: None,
+            }),
             ErrorCode::NotClaimable,
             None,
         ),
@@ -205,12 +212,24 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
     );
 
     // After the game: no more actions, resignations or offers.
-    seated.guest.send(&ClientMessage::Resign { id: None }).await;
+    seated
+        .guest
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     seated.host.event_at(4).await;
     for message in [
         action("g", "c2"),
-        json(&ClientMessage::Resign { id: None }),
-        json(&ClientMessage::OfferDraw { id: None }),
+        json(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        }),
+        json(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        }),
     ] {
         let (code, _) = refused(&mut seated.host, message).await;
         assert_eq!(code, ErrorCode::GameOver);

@@ -68,6 +68,7 @@ async fn a_flag_ends_the_game_on_time_and_the_other_side_wins(db: &TestDb) {
     let late = ClientMessage::Action {
         id: "late".into(),
         action: "c4".into(),
+        board: None,
     };
     assert!(matches!(
         seated.host.refused(&late).await,
@@ -131,6 +132,7 @@ async fn a_restart_in_the_middle_of_a_clocked_game_hands_nobody_time(db: &TestDb
     host.send(&ClientMessage::Action {
         id: "after-the-restart".into(),
         action: "c4".into(),
+        board: None,
     })
     .await;
     let state = host.event_at(3).await;

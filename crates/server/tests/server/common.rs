@@ -464,11 +464,18 @@ impl Client {
 
     /// Sends an action with a fresh id and returns the id.
     pub async fn play(&mut self, action: &str) -> String {
+        self.play_on(None, action).await
+    }
+
+    /// Sends an action on `board` (of a two-board table) with a fresh id
+    /// and returns the id.
+    pub async fn play_on(&mut self, board: Option<u8>, action: &str) -> String {
         let id = self.next_id.to_string();
         self.next_id += 1;
         self.send(&ClientMessage::Action {
             id: id.clone(),
             action: action.into(),
+            board,
         })
         .await;
         id
@@ -476,7 +483,12 @@ impl Client {
 
     /// Sends an action and waits for its ack.
     pub async fn play_acked(&mut self, action: &str) {
-        let id = self.play(action).await;
+        self.play_acked_on(None, action).await;
+    }
+
+    /// Sends an action on `board` and waits for its ack.
+    pub async fn play_acked_on(&mut self, board: Option<u8>, action: &str) {
+        let id = self.play_on(board, action).await;
         self.until(|m| match m {
             ServerMessage::Ack { id: acked } if *acked == id => Some(()),
             ServerMessage::Error { id: Some(e), .. } if *e == id => {
@@ -578,6 +590,7 @@ impl Joined {
                 version,
                 moves,
                 state,
+                ..
             } => Some((*version, moves.clone(), state.clone())),
             _ => None,
         })

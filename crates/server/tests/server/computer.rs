@@ -42,7 +42,11 @@ async fn computer_game(db: &TestDb, side: Side) {
     let (_, _, mut state) = joined.snapshot().unwrap();
 
     // No draw offers against the computer; nothing changes.
-    host.send(&ClientMessage::OfferDraw { id: None }).await;
+    host.send(&ClientMessage::OfferDraw {
+        id: None,
+        board: None,
+    })
+    .await;
     let mut refused = false;
     for message in host.sync().await {
         match message {

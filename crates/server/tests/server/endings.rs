@@ -129,26 +129,36 @@ async fn agreement(db: &TestDb) {
     seated.play_out(&["c3"]).await;
     seated
         .guest
-        .send(&ClientMessage::OfferDraw { id: None })
+        .send(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        })
         .await;
     let state = seated.host.event_at(2).await;
     assert_eq!(state.draw_offer, Some(Side::Tigers));
     seated
         .host
-        .send(&ClientMessage::DeclineDraw { id: None })
+        .send(&ClientMessage::DeclineDraw {
+            id: None,
+            board: None,
+        })
         .await;
     let state = seated.guest.event_at(3).await;
     assert_eq!(state.draw_offer, None);
     assert_eq!(state.result, None);
     seated
         .host
-        .send(&ClientMessage::OfferDraw { id: None })
+        .send(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        })
         .await;
     seated.guest.event_at(4).await;
     seated
         .guest
         .send(&ClientMessage::AcceptDraw {
             id: Some("yes".into()),
+            board: None,
         })
         .await;
     let state = seated.host.event_at(5).await;
@@ -164,7 +174,13 @@ async fn resignation_off_turn(db: &TestDb) {
     let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
     // The goats resign while it is the tigers' turn.
     seated.play_out(&["c3"]).await;
-    seated.host.send(&ClientMessage::Resign { id: None }).await;
+    seated
+        .host
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     let state = seated.guest.event_at(2).await;
     let result = state.result.unwrap();
     assert_eq!(

@@ -22,6 +22,7 @@ async fn either_player_may_abort_until_each_side_has_played_and_nobody_scores(db
         .guest
         .send(&ClientMessage::Abort {
             id: Some("a".into()),
+            board: None,
         })
         .await;
     let (event, state) = seated
@@ -57,7 +58,10 @@ async fn either_player_may_abort_until_each_side_has_played_and_nobody_scores(db
     assert!(!state.abortable);
     let refused = seated
         .guest
-        .refused(&ClientMessage::Abort { id: None })
+        .refused(&ClientMessage::Abort {
+            id: None,
+            board: None,
+        })
         .await;
     assert_eq!(code(refused), Some(ErrorCode::NotAbortable));
     server.stop().await;
@@ -70,7 +74,11 @@ async fn a_host_cancels_a_table_whose_guest_never_came(db: &TestDb) {
     let secret = created.secret.clone().unwrap();
     let mut host = server.connect().await;
     host.hello(&created.table, &secret, None).await;
-    host.send(&ClientMessage::Abort { id: None }).await;
+    host.send(&ClientMessage::Abort {
+        id: None,
+        board: None,
+    })
+    .await;
     let state = host.event_at(1).await;
     assert_eq!(state.result.unwrap().reason, EndReason::Aborted);
     let refused = host.refused(&ClientMessage::Rematch { id: None }).await;
@@ -117,7 +125,11 @@ async fn a_computer_game_may_be_aborted_by_its_player_before_both_have_played(db
         _ => host.event_at(1).await,
     };
     assert!(state.abortable);
-    host.send(&ClientMessage::Abort { id: None }).await;
+    host.send(&ClientMessage::Abort {
+        id: None,
+        board: None,
+    })
+    .await;
     let state = host.event_at(2).await;
     assert_eq!(state.result.unwrap().reason, EndReason::Aborted);
     assert_eq!(state.tally, Default::default());

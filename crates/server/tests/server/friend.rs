@@ -40,6 +40,7 @@ async fn a_friend_game_is_played_to_a_resignation_and_a_rematch_swaps_sides() {
     guest
         .send(&ClientMessage::Resign {
             id: Some("r".into()),
+            board: None,
         })
         .await;
     let state = host.event_at(3).await;

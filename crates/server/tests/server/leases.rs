@@ -40,6 +40,7 @@ fn first_move() -> Logged {
         player: Some(Player::Host),
         client_id: Some("1".into()),
         at: baghchal_server::time::Timestamp::from_millis(1_796_160_600_000),
+        board: 1,
     }
 }
 

@@ -27,3 +27,4 @@ mod series;
 mod spectators;
 mod storage;
 mod tablebase;
+mod two_boards;

@@ -12,7 +12,13 @@ async fn a_played_game_is_exported_in_each_notation(db: &TestDb) {
     let table = seated.table().to_owned();
     let moves = ["c3", "a1-b2", "a1", "b2xd4"];
     seated.play_out(&moves).await;
-    seated.host.send(&ClientMessage::Resign { id: None }).await;
+    seated
+        .host
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     seated.guest.event_at(5).await;
 
     let expected = [

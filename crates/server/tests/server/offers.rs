@@ -23,7 +23,13 @@ async fn a_rematch_request_can_be_declined_by_the_other_player(db: &TestDb) {
     let server = TestServer::start(db).await;
     let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
     seated.play_out(&["c3"]).await;
-    seated.host.send(&ClientMessage::Resign { id: None }).await;
+    seated
+        .host
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     seated.guest.event_at(2).await;
     seated.host.send(&ClientMessage::Rematch { id: None }).await;
     let state = seated.guest.event_at(3).await;
@@ -71,7 +77,12 @@ async fn a_rematch_request_lapses_when_its_maker_leaves(db: &TestDb) {
         mut guest,
         ..
     } = Seated::new(&server, &request(Opponent::Friend, 0)).await;
-    guest.send(&ClientMessage::Resign { id: None }).await;
+    guest
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     next_event(&mut host).await;
     guest.send(&ClientMessage::Rematch { id: None }).await;
     let (_, state) = next_event(&mut host).await;
@@ -95,7 +106,12 @@ async fn a_draw_offer_lapses_when_its_maker_leaves(db: &TestDb) {
         mut guest,
         ..
     } = Seated::new(&server, &request(Opponent::Friend, 0)).await;
-    guest.send(&ClientMessage::OfferDraw { id: None }).await;
+    guest
+        .send(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        })
+        .await;
     let (_, state) = next_event(&mut host).await;
     assert_eq!(state.draw_offer, Some(Side::Tigers));
     guest.close().await;
@@ -105,7 +121,11 @@ async fn a_draw_offer_lapses_when_its_maker_leaves(db: &TestDb) {
     assert_eq!(state.result, None);
     // Nothing left to accept: the game goes on.
     assert_eq!(
-        host.refusal(&ClientMessage::AcceptDraw { id: None }).await,
+        host.refusal(&ClientMessage::AcceptDraw {
+            id: None,
+            board: None
+        })
+        .await,
         Some(ErrorCode::NoOffer)
     );
     server.stop().await;
@@ -121,19 +141,28 @@ async fn draw_offers_are_limited_per_player_in_number_and_in_pace() {
     for n in 0..3 {
         seated
             .host
-            .send(&ClientMessage::OfferDraw { id: None })
+            .send(&ClientMessage::OfferDraw {
+                id: None,
+                board: None,
+            })
             .await;
         let state = seated.guest.event_at(2 * n + 1).await;
         assert_eq!(state.draw_offer, Some(Side::Goats));
         seated
             .guest
-            .send(&ClientMessage::DeclineDraw { id: None })
+            .send(&ClientMessage::DeclineDraw {
+                id: None,
+                board: None,
+            })
             .await;
         seated.host.event_at(2 * n + 2).await;
         clock.advance(Duration::from_secs(9));
         let again = seated
             .host
-            .refusal(&ClientMessage::OfferDraw { id: None })
+            .refusal(&ClientMessage::OfferDraw {
+                id: None,
+                board: None,
+            })
             .await;
         assert_eq!(
             again,
@@ -144,13 +173,19 @@ async fn draw_offers_are_limited_per_player_in_number_and_in_pace() {
     }
     let fourth = seated
         .host
-        .refusal(&ClientMessage::OfferDraw { id: None })
+        .refusal(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        })
         .await;
     assert_eq!(fourth, Some(ErrorCode::TooManyOffers));
     // The other player has offers of its own.
     seated
         .guest
-        .send(&ClientMessage::OfferDraw { id: None })
+        .send(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        })
         .await;
     let state = seated.host.event_at(7).await;
     assert_eq!(state.draw_offer, Some(Side::Tigers));

@@ -77,6 +77,7 @@ async fn a_resent_action_is_acknowledged_once_more_and_applied_once(db: &TestDb)
     let send = |id: &str, action: &str| ClientMessage::Action {
         id: id.into(),
         action: action.into(),
+        board: None,
     };
     seated.host.send(&send("move-1", "c3")).await;
     seated.host.send(&send("move-1", "c3")).await;
@@ -215,6 +216,7 @@ async fn a_table_unloaded_when_idle_comes_back_whole(db: &TestDb) {
     host.send(&ClientMessage::Action {
         id: "one".into(),
         action: "c3".into(),
+        board: None,
     })
     .await;
     host.sync().await;
@@ -240,6 +242,7 @@ async fn a_table_unloaded_when_idle_comes_back_whole(db: &TestDb) {
     host.send(&ClientMessage::Action {
         id: "one".into(),
         action: "c3".into(),
+        board: None,
     })
     .await;
     assert_eq!(

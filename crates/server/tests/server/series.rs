@@ -68,17 +68,26 @@ impl Seated {
         match ender {
             Some(player) => {
                 self.client(player)
-                    .send(&ClientMessage::Resign { id: None })
+                    .send(&ClientMessage::Resign {
+                        id: None,
+                        board: None,
+                    })
                     .await;
             }
             None => {
                 self.client(goats)
-                    .send(&ClientMessage::OfferDraw { id: None })
+                    .send(&ClientMessage::OfferDraw {
+                        id: None,
+                        board: None,
+                    })
                     .await;
                 next_event(&mut self.host).await;
                 next_event(&mut self.guest).await;
                 self.client(tigers)
-                    .send(&ClientMessage::AcceptDraw { id: None })
+                    .send(&ClientMessage::AcceptDraw {
+                        id: None,
+                        board: None,
+                    })
                     .await;
             }
         }
@@ -290,7 +299,13 @@ on_both!(a_series_ends_once_one_player_can_no_longer_be_caught_and_survives_a_re
 async fn an_aborted_game_of_a_series_is_played_again_with_the_same_sides(db: &TestDb) {
     let server = TestServer::start(db).await;
     let mut seated = Seated::new(&server, &series(Opponent::Friend, 2, 0)).await;
-    seated.host.send(&ClientMessage::Abort { id: None }).await;
+    seated
+        .host
+        .send(&ClientMessage::Abort {
+            id: None,
+            board: None,
+        })
+        .await;
     let (_, aborted) = next_event(&mut seated.host).await;
     next_event(&mut seated.guest).await;
     assert_eq!(score(&standing(&aborted)), (0, 0, 0));
@@ -319,7 +334,11 @@ async fn a_series_against_the_computer_goes_game_after_game(db: &TestDb) {
         .snapshot()
         .unwrap();
     assert_eq!(state.host_side, Side::Goats);
-    host.send(&ClientMessage::Resign { id: None }).await;
+    host.send(&ClientMessage::Resign {
+        id: None,
+        board: None,
+    })
+    .await;
     let (_, end) = next_event(&mut host).await;
     assert_eq!(score(&standing(&end)), (0, 1, 0));
     assert_eq!(standing(&end).result, None);
@@ -339,7 +358,11 @@ async fn a_series_against_the_computer_goes_game_after_game(db: &TestDb) {
         ),
         "{event:?}"
     );
-    host.send(&ClientMessage::Resign { id: None }).await;
+    host.send(&ClientMessage::Resign {
+        id: None,
+        board: None,
+    })
+    .await;
     let (_, end) = next_event(&mut host).await;
     let series = standing(&end);
     assert_eq!(score(&series), (0, 2, 0));
@@ -375,7 +398,11 @@ async fn series_requests_out_of_range_are_refused_naming_the_field(db: &TestDb) 
             "series_games",
         ),
         (r#"{"opponent":"friend","series_games":4}"#, "series_games"),
-        (r#"{"opponent":"friend","format":"two_boards"}"#, "format"),
+        (
+            r#"{"opponent":"friend","format":"two_boards","series_games":2}"#,
+            "series_games",
+        ),
+        (r#"{"opponent":"bots","format":"two_boards"}"#, "format"),
         (r#"{"opponent":"friend","format":"match"}"#, "format"),
     ] {
         let (status, answer) = server.post("/api/tables", body).await;

@@ -57,7 +57,12 @@ async fn gallery_fills_up_and_frees_seats(db: &TestDb) {
         unreachable!()
     };
     assert_eq!(code, ErrorCode::Spectator);
-    third.send(&ClientMessage::Resign { id: None }).await;
+    third
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
     let ServerMessage::Error { code, .. } = third.error().await else {
         unreachable!()
     };
@@ -104,9 +109,18 @@ async fn spectators_see_the_game_but_never_a_secret(db: &TestDb) {
     assert_eq!(host_view, spectator_view);
     assert!(!spectator_view.legal.is_empty());
     guest.play_acked("a1-b2").await;
-    guest.send(&ClientMessage::OfferDraw { id: None }).await;
+    guest
+        .send(&ClientMessage::OfferDraw {
+            id: None,
+            board: None,
+        })
+        .await;
     host.event_at(3).await;
-    host.send(&ClientMessage::AcceptDraw { id: None }).await;
+    host.send(&ClientMessage::AcceptDraw {
+        id: None,
+        board: None,
+    })
+    .await;
     guest.event_at(4).await;
     host.send(&ClientMessage::Rematch { id: None }).await;
     guest.event_at(5).await;

@@ -51,6 +51,7 @@ fn resigned(version: u64) -> Logged {
         player: None,
         client_id: None,
         at: Timestamp::from_millis(1_764_547_200_000 + i64::try_from(version).unwrap()),
+        board: 1,
     }
 }
 
