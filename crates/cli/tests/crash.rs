@@ -1,13 +1,14 @@
 //! The server process is killed without warning (SIGKILL) in the middle of
 //! games, restarted on the same database, and every acknowledged action
-//! and every broadcast event is still there; unfinished tables resume.
+//! and every broadcast event is still there, on both boards of two-board
+//! matches too; unfinished tables resume.
 //! On SQLite always, on PostgreSQL when `BAGHCHAL_TEST_POSTGRES` is set.
 
 mod support;
 
 use std::collections::BTreeMap;
 
-use baghchal_protocol::{ClientMessage, Opponent, ServerMessage, Side, TableCreated};
+use baghchal_protocol::{ClientMessage, GameState, Opponent, ServerMessage, Side, TableCreated};
 use support::{send, Server, Ws, PATIENCE};
 
 /// Starts the server on `database_url`.
@@ -15,12 +16,22 @@ async fn start(database_url: &str) -> Server {
     Server::start(&["--database-url", database_url]).await
 }
 
-async fn create(server: &Server, opponent: Opponent, side: Side) -> TableCreated {
+/// A table of one board, or a two-board match with `two_boards`.
+async fn create(server: &Server, opponent: Opponent, side: Side, two_boards: bool) -> TableCreated {
+    let format = if two_boards { "two_boards" } else { "single" };
     server
         .create(&serde_json::json!({
-            "opponent": opponent, "side": side, "level": 400, "spectators": 1
+            "opponent": opponent, "side": side, "level": 400, "spectators": 1,
+            "format": format
         }))
         .await
+}
+
+fn other(side: Side) -> Side {
+    match side {
+        Side::Goats => Side::Tigers,
+        Side::Tigers => Side::Goats,
+    }
 }
 
 async fn connect(server: &Server) -> Ws {
@@ -35,15 +46,16 @@ async fn recv(ws: &mut Ws) -> Option<ServerMessage> {
         .flatten()
 }
 
-/// What one client saw of its table before the crash: for each ply, the
-/// action there that the server acknowledged or broadcast.
+/// What one client saw of its table before the crash: for each board and
+/// ply, the action there that the server acknowledged or broadcast.
 #[derive(Default, Debug)]
 struct Seen {
-    committed: BTreeMap<u16, String>,
+    committed: BTreeMap<(u8, u16), String>,
 }
 
-/// Plays `side` at a table (the first legal action each turn) until the
-/// connection dies or the game ends.
+/// Plays `side` (on board 1; the other side on board 2 of a match) at a
+/// table, the first legal action each turn, until the connection dies or
+/// every board's game ends.
 async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
     let mut seen = Seen::default();
     if !send(
@@ -58,46 +70,71 @@ async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
     {
         return seen;
     }
-    let mut pending: BTreeMap<String, (u16, String)> = BTreeMap::new();
+    let mut pending: BTreeMap<String, (u8, u16, String)> = BTreeMap::new();
+    let mut states: BTreeMap<u8, GameState> = BTreeMap::new();
+    // The ply at which an action was last sent on each board: nothing more
+    // is sent there until its state moves on.
+    let mut sent: BTreeMap<u8, u16> = BTreeMap::new();
+    let mut two_boards = false;
     let mut next_id = 0u32;
     while let Some(message) = recv(&mut ws).await {
-        let state = match message {
-            ServerMessage::Snapshot { state, .. } => state,
-            ServerMessage::Event { event, state, .. } => {
-                if let baghchal_protocol::TableEvent::Played { action, .. } = event {
-                    seen.committed.insert(state.ply - 1, action);
+        match message {
+            ServerMessage::Snapshot { state, boards, .. } => {
+                two_boards = !boards.is_empty();
+                states.insert(1, state);
+                for board in boards {
+                    states.insert(board.state.board.unwrap_or(1), board.state);
                 }
-                state
+            }
+            ServerMessage::Event {
+                board,
+                event,
+                state,
+                ..
+            } => {
+                let board = board.unwrap_or(1);
+                if let baghchal_protocol::TableEvent::Played { action, .. } = event {
+                    seen.committed.insert((board, state.ply - 1), action);
+                }
+                states.insert(board, state);
             }
             ServerMessage::Ack { id } => {
-                let (ply, action) = pending.remove(&id).expect("an ack for a sent id");
-                seen.committed.insert(ply, action);
+                let (board, ply, action) = pending.remove(&id).expect("an ack for a sent id");
+                seen.committed.insert((board, ply), action);
                 continue;
             }
             ServerMessage::Error { code, message, .. } => {
                 panic!("refused: {code:?} {message}")
             }
             _ => continue,
-        };
-        if state.result.is_some() {
+        }
+        if states.values().all(|state| state.result.is_some()) {
             break;
         }
-        if state.side_to_move == side {
+        for (&board, state) in &states {
+            let mine = if board == 1 { side } else { other(side) };
+            if state.result.is_some()
+                || state.side_to_move != mine
+                || sent.get(&board) == Some(&state.ply)
+            {
+                continue;
+            }
             next_id += 1;
             let id = next_id.to_string();
             let action = state.legal[0].clone();
-            pending.insert(id.clone(), (state.ply, action.clone()));
+            pending.insert(id.clone(), (board, state.ply, action.clone()));
+            sent.insert(board, state.ply);
             if !send(
                 &mut ws,
                 &ClientMessage::Action {
                     id,
                     action,
-                    board: None,
+                    board: two_boards.then_some(board),
                 },
             )
             .await
             {
-                break;
+                return seen;
             }
         }
     }
@@ -107,9 +144,11 @@ async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
 async fn crash_and_recover(database_url: &str) {
     let mut server = start(database_url).await;
     let mut tables = Vec::new();
+    // Each player with the index of its table.
     let mut players = Vec::new();
-    for _ in 0..3 {
-        let created = create(&server, Opponent::Friend, Side::Goats).await;
+    // Three friend tables, the last a two-board match.
+    for i in 0..3 {
+        let created = create(&server, Opponent::Friend, Side::Goats, i == 2).await;
         let invite = created.opponent_link.as_deref().unwrap();
         let invite = invite.rsplit_once('=').unwrap().1.to_owned();
         // The guest claims its seat first, so that its secret is known.
@@ -135,35 +174,35 @@ async fn crash_and_recover(database_url: &str) {
         let guest = connect(&server).await;
         let table = created.table.clone();
         let host_secret = created.secret.clone().unwrap();
-        players.push(tokio::spawn(play(
-            host,
-            table.clone(),
-            host_secret.clone(),
-            Side::Goats,
-        )));
-        players.push(tokio::spawn(play(
-            guest,
-            table.clone(),
-            guest_secret,
-            Side::Tigers,
-        )));
+        let index = tables.len();
+        players.push((
+            index,
+            tokio::spawn(play(host, table.clone(), host_secret.clone(), Side::Goats)),
+        ));
+        players.push((
+            index,
+            tokio::spawn(play(guest, table.clone(), guest_secret, Side::Tigers)),
+        ));
         tables.push((table, host_secret));
     }
+    // Computer tables on each side, then a two-board match against it.
     let mut watch = None;
-    for side in [Side::Goats, Side::Tigers] {
-        let created = create(&server, Opponent::Computer, side).await;
+    for (side, two_boards) in [
+        (Side::Goats, false),
+        (Side::Tigers, true),
+        (Side::Tigers, false),
+    ] {
+        let created = create(&server, Opponent::Computer, side, two_boards).await;
         watch = created
             .spectator_link
             .as_deref()
             .map(|link| link.rsplit_once('=').unwrap().1.to_owned());
         let secret = created.secret.clone().unwrap();
         let ws = connect(&server).await;
-        players.push(tokio::spawn(play(
-            ws,
-            created.table.clone(),
-            secret.clone(),
-            side,
-        )));
+        players.push((
+            tables.len(),
+            tokio::spawn(play(ws, created.table.clone(), secret.clone(), side)),
+        ));
         tables.push((created.table, secret));
     }
 
@@ -194,10 +233,16 @@ async fn crash_and_recover(database_url: &str) {
     server.kill().await;
 
     let mut seen = Vec::new();
-    for player in players {
-        seen.push(player.await.expect("a player task"));
+    for (table, player) in players {
+        seen.push((table, player.await.expect("a player task")));
     }
-    let committed: usize = seen.iter().map(|s| s.committed.len()).sum();
+    let committed: usize = seen.iter().map(|(_, s)| s.committed.len()).sum();
+    let on_board_two = seen
+        .iter()
+        .flat_map(|(_, s)| s.committed.keys())
+        .filter(|(board, _)| *board == 2)
+        .count();
+    assert!(on_board_two > 0, "the matches' second boards were played");
     assert!(committed > 20, "too little was played before the kill");
 
     // Restart on the same database: every committed action is there.
@@ -214,9 +259,18 @@ async fn crash_and_recover(database_url: &str) {
             },
         )
         .await;
-        let moves = loop {
+        // Each board's moves: board 1 alone, or both of a match.
+        let moves: BTreeMap<u8, Vec<String>> = loop {
             match recv(&mut ws).await {
-                Some(ServerMessage::Snapshot { moves, .. }) => break moves,
+                Some(ServerMessage::Snapshot { moves, boards, .. }) if boards.is_empty() => {
+                    break BTreeMap::from([(1, moves)])
+                }
+                Some(ServerMessage::Snapshot { boards, .. }) => {
+                    break boards
+                        .into_iter()
+                        .map(|b| (b.state.board.unwrap_or(1), b.moves))
+                        .collect()
+                }
                 Some(_) => {}
                 None => panic!("no snapshot after the restart"),
             }
@@ -224,21 +278,21 @@ async fn crash_and_recover(database_url: &str) {
         moves_of.push(moves);
     }
     eprintln!(
-        "{committed} actions acknowledged or seen before the kill; after the restart the \
-         tables hold {:?} moves",
-        moves_of.iter().map(Vec::len).collect::<Vec<_>>()
+        "{committed} actions acknowledged or seen before the kill ({on_board_two} on second \
+         boards); after the restart the tables hold {:?} moves",
+        moves_of
+            .iter()
+            .map(|boards| boards.values().map(Vec::len).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
     );
-    // Players 0..6 are the friend tables' (two per table), 6 and 7 the
-    // computer tables'.
-    let table_of_player = [0, 0, 1, 1, 2, 2, 3, 4];
-    for (player, seen) in seen.iter().enumerate() {
-        let moves = &moves_of[table_of_player[player]];
-        for (ply, action) in &seen.committed {
+    for (player, (table, seen)) in seen.iter().enumerate() {
+        for ((board, ply), action) in &seen.committed {
+            let moves = &moves_of[*table][board];
             assert_eq!(
                 moves.get(usize::from(*ply)),
                 Some(action),
-                "player {player}: the action at ply {ply} was acknowledged or broadcast, \
-                 then lost; the table has {moves:?}"
+                "player {player}: the action at ply {ply} of board {board} was acknowledged \
+                 or broadcast, then lost; the board has {moves:?}"
             );
         }
     }
