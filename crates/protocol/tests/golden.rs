@@ -175,7 +175,12 @@ fn board_two_start() -> GameState {
         side_to_move: Side::Goats,
         in_hand: 20,
         ply: 0,
-        legal: Vec::new(),
+        legal: [
+            "b1", "c1", "d1", "a2", "b2", "c2", "d2", "e2", "a3", "b3", "c3", "d3", "e3", "a4",
+            "b4", "c4", "d4", "e4", "b5", "c5", "d5",
+        ]
+        .map(String::from)
+        .to_vec(),
         last_action: None,
         host_side: Side::Tigers,
         ..state()
