@@ -9,7 +9,7 @@
 //! ```
 //! use baghchal_protocol::ClientMessage;
 //! let msg: ClientMessage = serde_json::from_str(r#"{"type":"action","id":"7","action":"c3"}"#).unwrap();
-//! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into() });
+//! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into(), board: None });
 //! ```
 
 use serde::{Deserialize, Serialize};
