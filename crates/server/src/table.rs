@@ -26,8 +26,12 @@ use crate::storage::{Storage, StorageError, TableRow};
 use crate::time::{Timestamp, Wait, WallClock};
 use crate::token::{Token, TokenHash};
 
-/// Events kept in memory per table for reconnecting clients.
+/// Events kept in memory per table for reconnecting clients, at most.
 pub const EVENT_LOG_LEN: usize = 256;
+/// The bytes of encoded events kept per table for reconnecting clients,
+/// at most (the older ones go first; a client that missed more gets a
+/// snapshot): what bounds a busy table's memory.
+pub const EVENT_LOG_BYTES: usize = 64 * 1024;
 /// Client ids remembered per player, to acknowledge a resent action.
 const RECENT_IDS: usize = 1024;
 /// Messages queued for one connection before it counts as too slow: room
@@ -235,6 +239,7 @@ impl TableHandle {
             guest: None,
             spectators: HashMap::new(),
             log: VecDeque::new(),
+            log_bytes: 0,
             recent,
             tx: tx.downgrade(),
             computers: [None, None],
@@ -441,10 +446,11 @@ struct Table {
     guest: Option<Conn>,
     /// The gallery's sockets.
     spectators: HashMap<ConnId, Outbox>,
-    /// The latest events with their versions, boards (at a match) and
-    /// the states after them, sent again (with the time of sending) to
-    /// reconnecting clients.
+    /// The latest events as they were sent, sent again to reconnecting
+    /// clients (with the time of sending, at a clocked table).
     log: VecDeque<Sent>,
+    /// The bytes of the frames in `log`.
+    log_bytes: usize,
     /// Client ids already applied.
     recent: RecentIds,
     /// What tables share.
@@ -467,13 +473,13 @@ struct Table {
     flag_not_before: Timestamp,
 }
 
-/// An event as it was sent: its version, its board at a match, the
-/// event and the state after it.
+/// An event as it was sent: its version and its frame, shared with the
+/// broadcast (no copy); at a clocked table also the message itself, whose
+/// clock is sent again with the time of sending.
 struct Sent {
     version: u64,
-    board: Option<Board>,
-    event: wire::TableEvent,
-    state: wire::GameState,
+    frame: Utf8Bytes,
+    clocked: Option<Box<wire::ServerMessage>>,
 }
 
 fn seat_index(player: Player) -> usize {
@@ -969,17 +975,17 @@ impl Table {
             self.log
                 .iter()
                 .filter(|sent| sent.version > since)
-                .map(|sent| {
-                    let mut state = sent.state.clone();
-                    if let Some(clock) = &mut state.clock {
-                        clock.now.clone_from(&now);
+                .map(|sent| match sent.clocked.as_deref() {
+                    Some(message) => {
+                        let mut message = message.clone();
+                        if let wire::ServerMessage::Event { state, .. } = &mut message {
+                            if let Some(clock) = &mut state.clock {
+                                clock.now.clone_from(&now);
+                            }
+                        }
+                        encode(&message)
                     }
-                    encode(&wire::ServerMessage::Event {
-                        version: sent.version,
-                        board: sent.board,
-                        event: sent.event.clone(),
-                        state,
-                    })
+                    None => sent.frame.clone(),
                 })
                 .collect(),
         )
@@ -1336,22 +1342,20 @@ impl Table {
             let Some(state) = self.boards.state(board, at) else {
                 return false;
             };
-            let board = self.boards.is_match().then_some(board);
-            frames.push(encode(&wire::ServerMessage::Event {
+            let clocked = state.clock.is_some();
+            let message = wire::ServerMessage::Event {
                 version,
-                board,
-                event: event_on_wire.clone(),
-                state: state.clone(),
-            }));
-            self.log.push_back(Sent {
-                version,
-                board,
+                board: self.boards.is_match().then_some(board),
                 event: event_on_wire,
                 state,
+            };
+            let frame = encode(&message);
+            self.remember(Sent {
+                version,
+                frame: frame.clone(),
+                clocked: clocked.then(|| Box::new(message)),
             });
-            if self.log.len() > EVENT_LOG_LEN {
-                self.log.pop_front();
-            }
+            frames.push(frame);
             tracing::debug!(version, board, event = ?event, "committed");
         }
         if let (Some(player), Some(id)) = (player, client_id) {
@@ -1376,6 +1380,19 @@ impl Table {
         self.schedule_computer();
         self.schedule_next_bots_game();
         true
+    }
+
+    /// Keeps `sent` for reconnecting clients, within the log's bounds.
+    fn remember(&mut self, sent: Sent) {
+        self.log_bytes += sent.frame.len();
+        self.log.push_back(sent);
+        while self.log.len() > EVENT_LOG_LEN
+            || (self.log_bytes > EVENT_LOG_BYTES && self.log.len() > 1)
+        {
+            if let Some(old) = self.log.pop_front() {
+                self.log_bytes -= old.frame.len();
+            }
+        }
     }
 
     fn seat(&self, player: Player) -> Option<&Conn> {
