@@ -484,3 +484,50 @@ async fn the_computer_plays_both_boards_of_a_match_at_once(db: &TestDb) {
     server.stop().await;
 }
 on_both!(the_computer_plays_both_boards_of_a_match_at_once);
+
+async fn each_board_has_its_own_clock_and_flag(db: &TestDb) {
+    use std::time::Duration;
+    let clock = crate::common::manual_clock();
+    let server = TestServer::start_with(TestServer::config_with_clock(db, &clock)).await;
+    let mut req = two_boards(Opponent::Friend, 0);
+    req.clock = Some(baghchal_protocol::TimeControl {
+        initial: Some(5),
+        increment: Some(0),
+        days_per_action: None,
+    });
+    let mut seated = Seated::new(&server, &req).await;
+    // Board 1: each side's first action; the host's goats' time runs.
+    seated.host.play_acked_on(Some(1), "c3").await;
+    seated.guest.play_acked_on(Some(1), "a1-a2").await;
+    clock.advance(Duration::from_secs(2));
+    // Board 2, two seconds later: the guest's goats' time runs.
+    seated.guest.play_acked_on(Some(2), "c3").await;
+    seated.host.play_acked_on(Some(2), "a1-a2").await;
+    seated.guest.sync().await;
+    let flagged = |m: &ServerMessage| match m {
+        ServerMessage::Event {
+            board: Some(board),
+            event: TableEvent::Flagged { side },
+            state,
+            ..
+        } => Some((*board, *side, state.clone())),
+        _ => None,
+    };
+    // Five seconds on board 1's clock: only board 1 falls.
+    clock.advance(Duration::from_secs(3));
+    let (board, side, state) = seated.guest.until(flagged).await;
+    assert_eq!((board, side), (1, Side::Goats));
+    assert_eq!(state.result.unwrap().winner, Some(Side::Tigers));
+    assert_eq!(state.match_state.unwrap().result, None);
+    let seen = seated.guest.sync().await;
+    assert!(seen.iter().all(|m| flagged(m).is_none()), "{seen:?}");
+    // Board 2 goes on, and its guest's goats fall two seconds later.
+    clock.advance(Duration::from_secs(2));
+    let (board, side, state) = seated.guest.until(flagged).await;
+    assert_eq!((board, side), (2, Side::Goats));
+    let standing = state.match_state.unwrap();
+    assert_eq!((standing.host_wins, standing.guest_wins), (1, 1));
+    assert_eq!(standing.result, Some(MatchResult { winner: None }));
+    server.stop().await;
+}
+on_both!(each_board_has_its_own_clock_and_flag);
