@@ -164,7 +164,8 @@ impl Boards {
 
     /// The current match: its number and the score of its finished
     /// boards; its result once every board is over. An aborted board
-    /// counts for nobody.
+    /// counts for nobody, and a board not yet on this match (board 2,
+    /// between the two events of a rematch) is still being played.
     pub fn match_state(&self) -> wire::MatchState {
         let mut state = wire::MatchState {
             number: self.first().game_number(),
@@ -175,6 +176,10 @@ impl Boards {
         };
         let mut over = true;
         for play in &self.boards {
+            if play.game_number() != state.number {
+                over = false;
+                continue;
+            }
             let Some(outcome) = play.game().outcome() else {
                 over = false;
                 continue;
@@ -337,9 +342,18 @@ mod tests {
             vec![(1, Event::RematchStarted), (2, Event::RematchStarted)]
         );
         assert!(boards.active_after(&agreed));
-        for (board, event) in agreed {
-            boards.apply(board, event, at(21_000)).unwrap();
-        }
+        let [first, second] = agreed[..] else {
+            unreachable!()
+        };
+        boards.apply(first.0, first.1, at(21_000)).unwrap();
+        // Between the two events, the old board 2 is not the new match's.
+        let between = boards.match_state();
+        assert_eq!(
+            (between.number, between.host_wins, between.guest_wins),
+            (2, 0, 0)
+        );
+        assert_eq!(between.result, None);
+        boards.apply(second.0, second.1, at(21_000)).unwrap();
         let state = boards.match_state();
         assert_eq!((state.number, state.host_wins, state.result), (2, 0, None));
         assert_eq!(boards.get(1).unwrap().side_of(Player::Host), Side::Goat);
