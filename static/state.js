@@ -56,6 +56,8 @@ export const FATAL = /** @type {const} */ (['unknown_table', 'invalid_token', 's
  * @property {BoardNumber | null} pendingBoard the board that action was sent on, at a two-board table
  * @property {Record<BoardNumber, BoardState> | null} boards both boards, at a two-board
  *   table (`game` and `moves` are then board 1's again); `null` elsewhere
+ * @property {import('./wire.js').MatchState | null} match at a two-board table, the match
+ *   as of the latest state (each state counts both boards at its moment)
  * @property {boolean} locked an action was sent and no state has come since: the
  *   board waits for the next state (an acknowledgement alone does not free it)
  * @property {number} clockSkew the server's clock minus the page's, in ms, when
@@ -83,6 +85,7 @@ export function initial(hasToken) {
     pendingAction: null,
     pendingBoard: null,
     boards: null,
+    match: null,
     locked: false,
     clockSkew: 0,
     absentSkew: 0,
@@ -119,6 +122,7 @@ export function apply(state, msg, at = 0) {
       const [one, two] = msg.boards ?? [];
       if (one && two) {
         next.boards = { 1: { game: one.state, moves: one.moves, locked: false }, 2: { game: two.state, moves: two.moves, locked: false } };
+        next.match = two.state.match ?? one.state.match ?? null;
       }
       return next;
     }
@@ -188,7 +192,7 @@ function onBoard(state, msg, at) {
   if (msg.event.kind === 'rematch_started') moves = [];
   const board = { game: msg.state, moves, locked: false };
   const clockSkew = msg.state.clock ? skew(msg.state.clock.now, at, state.clockSkew) : state.clockSkew;
-  const next = { ...state, version: msg.version, boards: { ...boards, [n]: board }, clockSkew };
+  const next = { ...state, version: msg.version, boards: { ...boards, [n]: board }, match: msg.state.match ?? state.match, clockSkew };
   if (n === 1) {
     next.game = msg.state;
     next.moves = moves;
@@ -218,21 +222,14 @@ export function onlyBoard(state, n) {
 }
 
 /**
- * Where a two-board match stands (the same on both boards' latest states:
- * the one of the later state is taken), or `null` at another table.
+ * Where a two-board match stands, as of the latest state, or `null` at
+ * another table. The latest state is the one to trust: the other board's
+ * last state may be older than the last board to end (or to begin again).
  * @param {TableState} state
  * @returns {import('./wire.js').MatchState | null}
  */
 export function matchOf(state) {
-  const one = state.boards?.[1].game.match;
-  const two = state.boards?.[2].game.match;
-  if (!one || !two) return one ?? two ?? null;
-  // The board that moved last carries the fresher count.
-  const played = (/** @type {import('./wire.js').MatchState} */ m) => m.host_wins + m.guest_wins + m.draws;
-  if (one.number !== two.number) return one.number > two.number ? one : two;
-  if (two.result && !one.result) return two;
-  if (one.result && !two.result) return one;
-  return played(two) > played(one) ? two : one;
+  return state.match;
 }
 
 /**

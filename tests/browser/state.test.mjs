@@ -291,7 +291,7 @@ test('the board that decides the match carries the score and the result', () => 
   const s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'));
   const decided = run(s, fixture('server.event.resigned.match_decided'));
   assert.equal(decided.boards?.[2].game.result?.reason, 'resignation');
-  // Board 1's state still has the count of before: the fresher one is taken.
+  // Board 1's state still has the count of before: the latest state's is taken.
   assert.deepEqual(matchOf(decided), { number: 1, host_wins: 1, guest_wins: 0, draws: 1, result: { winner: 'host' } });
   assert.equal(mode(onlyBoard(decided, 2)), 'wait');
 });
@@ -305,4 +305,14 @@ test('a rematch empties both boards\' move lists, one event each', () => {
   assert.deepEqual(s.boards?.[2].moves, []);
   assert.deepEqual(s.moves, []);
   assert.equal(s.version, 11);
+});
+
+test('the match is the latest state\'s, even when the other board\'s last state counts an older pair', () => {
+  const s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'));
+  const started = fixture('server.event.rematch_started');
+  const fresh = { ...fixture('server.snapshot.two_boards').boards[0].state, game: 2, ply: 0, legal: [], last_action: null };
+  // Board 1 begins again while board 2 still holds the old pair's draw; then board 2 begins.
+  const half = run(s, { ...started, version: 10, board: 1, state: { ...fresh, board: 1, match: { number: 2, host_wins: 0, guest_wins: 0, draws: 1, result: null } } });
+  const both = run(half, { ...started, version: 11, board: 2, state: { ...fresh, board: 2, host_side: 'tigers', match: { number: 2, host_wins: 0, guest_wins: 0, draws: 0, result: null } } });
+  assert.deepEqual(matchOf(both), { number: 2, host_wins: 0, guest_wins: 0, draws: 0, result: null });
 });
