@@ -378,7 +378,8 @@ export class BoardPane {
     }
     if (!mine && g.draw_offer && !g.result) out.push(h('p', { class: 'offer', text: t('drawOfferPending', { side: sideName(g.draw_offer) }) }));
     if (g.result) {
-      if (g.match && !g.match.result) out.push(h('p', { class: 'offer', text: t('matchGoesOn') }));
+      // The table's match, as of the latest state: this board's own may be older.
+      if (s.match && !s.match.result) out.push(h('p', { class: 'offer', text: t('matchGoesOn') }));
       const href = `/t/${encodeURIComponent(this.host.table)}/games/${g.game}?board=${n}`;
       out.push(
         h('a', {

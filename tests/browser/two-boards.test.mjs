@@ -177,6 +177,7 @@ test('a two-board match is chosen on the home form, played on both boards, score
   assert.equal(await watcher.page.locator('#board-1 .controls button, #board-2 .controls button, #match-controls button').count(), 0);
   assert.deepEqual(await seriousViolations(watcher.page), []);
   assert.deepEqual(await seriousViolations(host.page), []);
+  await host.page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(host.page, 'two-boards');
 
   // A new match: asked once, answered once, not once per board.
