@@ -39,6 +39,8 @@ export class GameView {
     this.table = table;
     this.game = game;
     this.navigate = navigate;
+    /** Board 2 of a two-board table is addressed with `?board=2`; else board 1. */
+    this.query = new URLSearchParams(location.search).get('board') === '2' ? '?board=2' : '';
     /** @type {GameRecord | null} */
     this.record = null;
     /** @type {'loading' | 'ready' | 'missing' | 'failed'} */
@@ -78,12 +80,15 @@ export class GameView {
 
   /** The game's public address. */
   permalink() {
-    return `${location.origin}/t/${encodeURIComponent(this.table)}/games/${this.game}`;
+    return `${location.origin}/t/${encodeURIComponent(this.table)}/games/${this.game}${this.query}`;
   }
 
-  /** The API address of this game. */
-  api() {
-    return `/api/tables/${encodeURIComponent(this.table)}/games/${this.game}`;
+  /**
+   * The API address of this game, or of a part of it.
+   * @param {string} [part] `/analysis`, `/notation/{format}`
+   */
+  api(part = '') {
+    return `/api/tables/${encodeURIComponent(this.table)}/games/${this.game}${part}${this.query}`;
   }
 
   async load() {
@@ -113,7 +118,7 @@ export class GameView {
     this.reviewStatus = 'loading';
     this.drawReview();
     try {
-      const res = await fetch(`${this.api()}/analysis`);
+      const res = await fetch(this.api('/analysis'));
       if (this.destroyed) return;
       if (!res.ok) throw new Error(String(res.status));
       this.analysis = /** @type {GameAnalysis} */ (await res.json());
@@ -223,7 +228,7 @@ export class GameView {
         'ul',
         { class: 'notation-list' },
         ...NOTATIONS.map(([format, label, ext]) => {
-          const href = `${this.api()}/notation/${format}`;
+          const href = this.api(`/notation/${format}`);
           return h(
             'li',
             { 'data-format': format },

@@ -28,6 +28,8 @@ export class HomeView {
     this.clockChoice = 'none';
     /** The format chosen: 0 for one game at a time, else the games of a series. */
     this.seriesGames = 0;
+    /** Two boards at once (then `seriesGames` is 0). */
+    this.twoBoards = false;
     this.optionsOpen = false;
     /** @type {string | null} */
     this.error = null;
@@ -132,6 +134,7 @@ export class HomeView {
         h('legend', { text: t('sideLegend') }),
         radio('side', 'goats', t('sideGoatsFirst'), f.side === 'goats', () => (f.side = 'goats')),
         radio('side', 'tigers', t('sideTigers'), f.side === 'tigers', () => (f.side = 'tigers')),
+        h('p', { class: 'hint', id: 'side-two-boards', hidden: !this.twoBoards || bots, text: t('sideTwoBoards') }),
       ),
       h(
         'div',
@@ -150,9 +153,21 @@ export class HomeView {
         h('label', { for: 'format', text: t('formatLabel') }),
         h(
           'select',
-          { id: 'format', 'aria-describedby': 'format-hint', onchange: (e) => (this.seriesGames = Number(/** @type {HTMLSelectElement} */ (e.target).value)) },
-          h('option', { value: '0', text: t('formatSingle'), selected: this.seriesGames === 0 }),
+          {
+            id: 'format',
+            'aria-describedby': 'format-hint',
+            onchange: (e) => {
+              const value = /** @type {HTMLSelectElement} */ (e.target).value;
+              this.twoBoards = value === TWO_BOARDS;
+              this.seriesGames = this.twoBoards ? 0 : Number(value);
+              // The side chosen is then board 1's: the form says so.
+              const note = document.getElementById('side-two-boards');
+              if (note) note.hidden = !this.twoBoards;
+            },
+          },
+          h('option', { value: '0', text: t('formatSingle'), selected: this.seriesGames === 0 && !this.twoBoards }),
           ...SERIES_GAMES.map((n) => h('option', { value: String(n), text: t('formatSeries', { n }), selected: this.seriesGames === n })),
+          h('option', { value: TWO_BOARDS, text: t('formatTwoBoards'), selected: this.twoBoards }),
         ),
         h('p', { class: 'hint', id: 'format-hint', text: t('formatHint') }),
       ),
@@ -301,6 +316,7 @@ export class HomeView {
       body.format = 'series';
       body.series_games = this.seriesGames;
     }
+    if (this.twoBoards && body.opponent !== 'bots') body.format = 'two_boards';
     this.busy = true;
     this.error = null;
     this.render();
@@ -332,6 +348,9 @@ export class HomeView {
     }
   }
 }
+
+/** The format select's value for a two-board match. */
+const TWO_BOARDS = 'two_boards';
 
 /** The games a series may have. */
 const SERIES_GAMES = [2, 4, 6];

@@ -20,6 +20,10 @@ export const MARK_SIGN = { inaccuracy: '?!', mistake: '?', blunder: '??' };
  *   the number of actions to show, or `null` for the latest position
  * @property {boolean} live the game is played on: the latest position is
  *   "the live position"
+ * @property {boolean} [ownKeys] answer ←/→, Home and End only while the focus
+ *   is in this list (a page with several lists); else anywhere on the page
+ * @property {string} [idSuffix] appended to the ids of the list's buttons,
+ *   to tell several lists apart
  */
 
 export class MoveList {
@@ -120,6 +124,7 @@ export class MoveList {
   /** @param {KeyboardEvent} e */
   key(e) {
     if (e.altKey || e.ctrlKey || e.metaKey || !this.root.isConnected) return;
+    if (this.options.ownKeys && !(e.target instanceof Node && this.root.contains(e.target))) return;
     const target = e.target;
     // The board's own arrow keys, and typing, come first.
     if (target instanceof HTMLElement && (target.closest('.points, input, textarea, select, [contenteditable]'))) return;
@@ -178,7 +183,7 @@ export class MoveList {
      * @param {boolean} disabled
      */
     const navButton = (id, sign, label, to, disabled) =>
-      h('button', { type: 'button', id, class: 'nav', 'data-nav': id, 'aria-label': t(label), title: t(label), disabled, onclick: () => this.go(to) }, h('span', { 'aria-hidden': 'true', text: sign }));
+      h('button', { type: 'button', id: `${id}${this.options.idSuffix ?? ''}`, class: 'nav', 'data-nav': id, 'aria-label': t(label), title: t(label), disabled, onclick: () => this.go(to) }, h('span', { 'aria-hidden': 'true', text: sign }));
     this.nav.replaceChildren(
       navButton('ply-first', '⏮', 'plyFirst', 0, shown === 0),
       navButton('ply-prev', '◀', 'plyPrev', shown - 1, shown === 0),

@@ -13,6 +13,7 @@
 /** @typedef {import('./wire.js').TableInfo} TableInfo */
 /** @typedef {import('./wire.js').ServerMessage} ServerMessage */
 /** @typedef {import('./wire.js').ErrorCode} ErrorCode */
+/** @typedef {import('./wire.js').BoardNumber} BoardNumber */
 
 /** @typedef {'connecting' | 'online' | 'reconnecting'} ConnState */
 
@@ -27,7 +28,16 @@ export const FATAL = /** @type {const} */ (['unknown_table', 'invalid_token', 's
  * @typedef {{type: 'lost'}
  *   | {type: 'replaced'}
  *   | {type: 'retry'}
- *   | {type: 'sent', id: string, action: string}} LocalEvent
+ *   | {type: 'sent', id: string, action: string, board?: BoardNumber}} LocalEvent
+ */
+
+/**
+ * One board of a two-board table: its game, its actions so far, and
+ * whether it waits for the state after an action sent on it.
+ * @typedef {object} BoardState
+ * @property {GameState} game
+ * @property {string[]} moves
+ * @property {boolean} locked
  */
 
 /**
@@ -43,6 +53,11 @@ export const FATAL = /** @type {const} */ (['unknown_table', 'invalid_token', 's
  * @property {Presence | null} presence
  * @property {string | null} pending the id of the action awaiting its answer
  * @property {string | null} pendingAction that action, resent with the same id after a reconnect
+ * @property {BoardNumber | null} pendingBoard the board that action was sent on, at a two-board table
+ * @property {Record<BoardNumber, BoardState> | null} boards both boards, at a two-board
+ *   table (`game` and `moves` are then board 1's again); `null` elsewhere
+ * @property {import('./wire.js').MatchState | null} match at a two-board table, the match
+ *   as of the latest state (each state counts both boards at its moment)
  * @property {boolean} locked an action was sent and no state has come since: the
  *   board waits for the next state (an acknowledgement alone does not free it)
  * @property {number} clockSkew the server's clock minus the page's, in ms, when
@@ -68,6 +83,9 @@ export function initial(hasToken) {
     presence: null,
     pending: null,
     pendingAction: null,
+    pendingBoard: null,
+    boards: null,
+    match: null,
     locked: false,
     clockSkew: 0,
     absentSkew: 0,
@@ -100,11 +118,18 @@ export function apply(state, msg, at = 0) {
       return { ...state, conn: 'online', role: msg.role, player: msg.player ?? null, info: msg.table };
     case 'snapshot': {
       const clockSkew = msg.state.clock ? skew(msg.state.clock.now, at, state.clockSkew) : state.clockSkew;
-      return { ...state, version: msg.version, moves: msg.moves, game: msg.state, locked: false, clockSkew };
+      const next = { ...state, version: msg.version, moves: msg.moves, game: msg.state, locked: false, clockSkew };
+      const [one, two] = msg.boards ?? [];
+      if (one && two) {
+        next.boards = { 1: { game: one.state, moves: one.moves, locked: false }, 2: { game: two.state, moves: two.moves, locked: false } };
+        next.match = two.state.match ?? one.state.match ?? null;
+      }
+      return next;
     }
     case 'event': {
       // A replayed event the snapshot already holds.
       if (state.version !== null && msg.version <= state.version) return state;
+      if (state.boards) return onBoard(state, msg, at);
       let moves = state.moves;
       if (msg.event.kind === 'played') moves = [...moves, msg.event.action];
       if (msg.event.kind === 'rematch_started') moves = [];
@@ -119,12 +144,17 @@ export function apply(state, msg, at = 0) {
     case 'ack':
       // Stored, and not to be sent again; but the board stays locked until
       // the state that follows it.
-      return state.pending === msg.id ? { ...state, pending: null, pendingAction: null } : state;
+      return state.pending === msg.id ? { ...state, pending: null, pendingAction: null, pendingBoard: null } : state;
     case 'error': {
       const code = msg.code;
       const fatal = FATAL.find((c) => c === code);
       if (fatal) return { ...state, fatal };
-      if (msg.id !== undefined && msg.id === state.pending) return { ...state, pending: null, pendingAction: null, locked: false };
+      if (msg.id !== undefined && msg.id === state.pending) {
+        const next = { ...state, pending: null, pendingAction: null, pendingBoard: null, locked: false };
+        const board = state.pendingBoard;
+        if (state.boards && board) next.boards = { ...state.boards, [board]: { ...state.boards[board], locked: false } };
+        return next;
+      }
       return state;
     }
     case 'pong':
@@ -135,9 +165,71 @@ export function apply(state, msg, at = 0) {
       return { ...state, fatal: 'replaced' };
     case 'retry':
       return { ...state, fatal: null };
-    case 'sent':
-      return { ...state, pending: msg.id, pendingAction: msg.action, locked: true };
+    case 'sent': {
+      const board = msg.board ?? null;
+      const next = { ...state, pending: msg.id, pendingAction: msg.action, pendingBoard: board, locked: true };
+      if (state.boards && board) next.boards = { ...state.boards, [board]: { ...state.boards[board], locked: true } };
+      return next;
+    }
   }
+}
+
+/**
+ * An event of a two-board table: it moves on the board it names (board 1
+ * if none), and `game` and `moves` follow board 1. An action pending on
+ * the other board stays pending, and that board stays locked.
+ * @param {TableState} state with `boards`
+ * @param {Extract<ServerMessage, {type: 'event'}>} msg
+ * @param {number} at
+ * @returns {TableState}
+ */
+function onBoard(state, msg, at) {
+  const boards = /** @type {Record<BoardNumber, BoardState>} */ (state.boards);
+  const n = msg.board ?? 1;
+  const was = boards[n];
+  let moves = was.moves;
+  if (msg.event.kind === 'played') moves = [...moves, msg.event.action];
+  if (msg.event.kind === 'rematch_started') moves = [];
+  const board = { game: msg.state, moves, locked: false };
+  const clockSkew = msg.state.clock ? skew(msg.state.clock.now, at, state.clockSkew) : state.clockSkew;
+  const next = { ...state, version: msg.version, boards: { ...boards, [n]: board }, match: msg.state.match ?? state.match, clockSkew };
+  if (n === 1) {
+    next.game = msg.state;
+    next.moves = moves;
+  }
+  if (state.pendingBoard === n || state.pendingBoard === null) {
+    next.pending = null;
+    next.pendingAction = null;
+    next.pendingBoard = null;
+  }
+  next.locked = next.boards[1].locked || next.boards[2].locked;
+  return next;
+}
+
+/**
+ * The table as seen from one board: `game`, `moves`, the pending action
+ * and the lock are that board's; at a table of one board, the table itself.
+ * Every function below reads a board this way.
+ * @param {TableState} state
+ * @param {BoardNumber} n
+ * @returns {TableState}
+ */
+export function onlyBoard(state, n) {
+  const b = state.boards?.[n];
+  if (!b) return state;
+  const mine = state.pendingBoard === n;
+  return { ...state, game: b.game, moves: b.moves, locked: b.locked, pending: mine ? state.pending : null, pendingAction: mine ? state.pendingAction : null };
+}
+
+/**
+ * Where a two-board match stands, as of the latest state, or `null` at
+ * another table. The latest state is the one to trust: the other board's
+ * last state may be older than the last board to end (or to begin again).
+ * @param {TableState} state
+ * @returns {import('./wire.js').MatchState | null}
+ */
+export function matchOf(state) {
+  return state.match;
 }
 
 /**

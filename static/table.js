@@ -12,7 +12,8 @@ import { h, mainElement, announce, other, sideName } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import * as sound from './sound.js';
-import { apply, initial, mySide, mode, timeLeft, absence } from './state.js';
+import { apply, initial, mySide, mode, timeLeft, absence, onlyBoard, matchOf } from './state.js';
+import { BoardPane } from './pane.js';
 import { formatClock, formatCountdown, isLow } from './clock.js';
 
 /** @typedef {import('./wire.js').Side} Side */
@@ -24,6 +25,11 @@ import { formatClock, formatCountdown, isLow } from './clock.js';
 /** @typedef {import('./state.js').Fatal} Fatal */
 /** @typedef {import('./state.js').LocalEvent} LocalEvent */
 /** @typedef {import('./i18n.js').StringKey} StringKey */
+/** @typedef {import('./wire.js').BoardNumber} BoardNumber */
+/** @typedef {import('./pane.js').BoardCommand} BoardCommand */
+
+/** The boards of a two-board table, in their order. */
+const BOARDS = /** @type {const} */ ([1, 2]);
 
 /**
  * The parts of the table view that `update` fills.
@@ -46,6 +52,8 @@ import { formatClock, formatCountdown, isLow } from './clock.js';
  * @property {HTMLElement} browse
  * @property {HTMLElement | null} links
  * @property {HTMLElement | null} watch
+ * @property {HTMLElement} [match] at a two-board table: the match's score or result
+ * @property {HTMLElement} [matchControls] at a two-board table: the new match and its answer
  */
 
 export class TableView {
@@ -119,6 +127,12 @@ export class TableView {
     this.moveList.swipeOn(this.boardRoot);
     /** @type {TableElements | null} the parts of the view that `update` fills */
     this.el = null;
+    /** @type {Record<BoardNumber, BoardPane> | null} both boards, at a two-board table */
+    this.panes = null;
+    /** @type {string[]} what is to be said, gathered from events that come together */
+    this.toSay = [];
+    /** @type {number | undefined} */
+    this.sayTimer = undefined;
     this.socket = new TableSocket({
       hello: () => {
         /** @type {ClientMessage} */
@@ -147,6 +161,8 @@ export class TableView {
     this.socket.stop();
     this.board?.destroy();
     this.moveList.destroy();
+    window.clearTimeout(this.sayTimer);
+    for (const n of BOARDS) this.panes?.[n].destroy();
   }
 
   /**
@@ -192,10 +208,21 @@ export class TableView {
         else this.render();
         // An action sent before the connection dropped and never answered
         // goes again with its id: the server applies it at most once.
-        if (s.pending && s.pendingAction) this.send({ type: 'action', id: s.pending, action: s.pendingAction });
+        // At a two-board table it names the board it was sent on.
+        if (s.pending && s.pendingAction) {
+          /** @type {ClientMessage} */
+          const again = { type: 'action', id: s.pending, action: s.pendingAction };
+          if (s.pendingBoard) again.board = s.pendingBoard;
+          this.send(again);
+        }
         break;
       }
       case 'snapshot': {
+        if (this.panes) {
+          this.update();
+          if (before.game === null) this.announcePairTurn();
+          break;
+        }
         const prev = before.game;
         this.update(prev !== null && prev.game === msg.state.game && prev.ply + 1 === msg.state.ply);
         if (prev === null) this.announceTurn();
@@ -203,6 +230,10 @@ export class TableView {
       }
       case 'event': {
         if (s === before) break;
+        if (this.panes) {
+          this.receivePairEvent(before, msg);
+          break;
+        }
         const hadResult = Boolean(before.game && before.game.result);
         const wasPlacing = before.game?.phase === 'placement' && before.game.game === msg.state.game;
         this.confirmResign = false;
@@ -212,6 +243,10 @@ export class TableView {
         break;
       }
       case 'presence': {
+        if (this.panes) {
+          this.receivePairPresence(before);
+          break;
+        }
         const now = Date.now();
         const mine = this.mySide();
         const was = absence(before, now);
@@ -270,6 +305,29 @@ export class TableView {
   /** @returns {'play' | 'wait' | 'watch'} */
   mode() {
     return mode(this.s);
+  }
+
+  /**
+   * Plays on one board of a two-board table.
+   * @param {BoardNumber} board
+   * @param {string} action
+   */
+  playOn(board, action) {
+    this.actionCounter += 1;
+    const id = `${Date.now().toString(36)}-${this.actionCounter}`;
+    this.dispatch({ type: 'sent', id, action, board });
+    this.send({ type: 'action', id, action, board });
+    this.update();
+  }
+
+  /**
+   * Sends a command about one board's game, with an id.
+   * @param {BoardNumber} board
+   * @param {BoardCommand} type
+   */
+  commandOn(board, type) {
+    this.actionCounter += 1;
+    this.send({ type, board, id: `${Date.now().toString(36)}-${this.actionCounter}` });
   }
 
   /** @param {string} action */
@@ -376,14 +434,15 @@ export class TableView {
    * @param {TableEvent} event
    * @param {GameState} s
    * @param {boolean} hadResult
+   * @param {boolean} [playing] whether it is now the viewer's turn on that board
    * @returns {import('./sound.js').SoundKind[]}
    */
-  soundsFor(event, s, hadResult) {
+  soundsFor(event, s, hadResult, playing = this.mode() === 'play') {
     /** @type {import('./sound.js').SoundKind[]} */
     const out = [];
     if (event.kind === 'played') out.push(event.action.includes('x') ? 'capture' : 'move');
     if (s.result && !hadResult) out.push('end');
-    else if (!s.result && this.mode() === 'play' && (event.kind === 'played' || event.kind === 'rematch_started')) out.push('turn');
+    else if (!s.result && playing && (event.kind === 'played' || event.kind === 'rematch_started')) out.push('turn');
     return out;
   }
 
@@ -404,6 +463,10 @@ export class TableView {
     }
     if (!this.s.info) {
       mainElement().replaceChildren(h('p', { class: 'connecting', role: 'status', text: t('connecting') }));
+      return;
+    }
+    if (this.s.info.format === 'two_boards') {
+      this.renderPair();
       return;
     }
     if (!this.board) this.board = new Board(this.boardRoot, (action) => this.play(action));
@@ -616,6 +679,10 @@ export class TableView {
    * @param {boolean} [animate] animate the last action on the board
    */
   update(animate = false) {
+    if (this.panes) {
+      this.updatePair();
+      return;
+    }
     const e = this.el;
     const s = this.s.game;
     if (!e || !s || !this.board || this.s.fatal) return;
@@ -734,8 +801,14 @@ export class TableView {
    */
   tick() {
     const now = Date.now();
-    const running = this.updateClocks(now);
-    const counting = this.updateAbsent(now);
+    let running = false;
+    let counting = false;
+    if (this.panes) {
+      for (const n of BOARDS) running = this.panes[n].tick(now) || running;
+    } else {
+      running = this.updateClocks(now);
+      counting = this.updateAbsent(now);
+    }
     if ((running || counting) && this.ticker === undefined) this.ticker = window.setInterval(() => this.tick(), 100);
     else if (!running && !counting && this.ticker !== undefined) {
       window.clearInterval(this.ticker);
@@ -1097,6 +1170,7 @@ export class TableView {
     const copy = document.getElementById('copy-opponent-link');
     if (copy && mine && (!p || !p[other(mine)].connected) && this.s.game.ply === 0 && this.s.game.game === 1) copy.focus();
     else if (this.s.role === 'spectator') document.getElementById('hints')?.focus();
+    else if (this.panes) (BOARDS.find((n) => mode(onlyBoard(this.s, n)) === 'play') === 2 ? this.panes[2] : this.panes[1]).focus();
     else this.board?.focus();
   }
 
@@ -1105,6 +1179,320 @@ export class TableView {
     this.wantFocus = true;
     this.placeFocus();
   }
+  // ------------------------------------------------------------ two boards
+
+  /**
+   * Builds the view of a two-board table: the match's score and buttons
+   * above both boards (side by side on a wide screen, one above the other
+   * on a narrow one), each board in its own pane with its own controls,
+   * then the seats, the links and "New table".
+   */
+  renderPair() {
+    if (!this.panes) {
+      /** @type {import('./pane.js').PaneHost} */
+      const host = {
+        play: (n, action) => this.playOn(n, action),
+        command: (n, type) => this.commandOn(n, type),
+        navigate: (path) => this.navigate(path),
+        table: this.table,
+      };
+      this.panes = { 1: new BoardPane(1, host), 2: new BoardPane(2, host) };
+    }
+    for (const n of BOARDS) this.panes[n].relabel();
+    this.el = {
+      role: this.s.role,
+      banner: h('p', { class: 'banner', role: 'status' }),
+      absent: h('section', { class: 'absent-banner', hidden: true }),
+      clocks: h('div', { hidden: true }),
+      clock: { goats: h('div'), tigers: h('div') },
+      headline: h('p', { class: 'headline', hidden: true }),
+      counters: h('dl', { class: 'counters' }),
+      pile: h('div'),
+      seats: h('ul', { class: 'seats' }),
+      spectators: h('p', { class: 'spectators' }),
+      tally: h('p', { class: 'tally' }),
+      series: h('p', { class: 'series', hidden: true }),
+      rules: h('p', { class: 'rules', text: this.rulesText() }),
+      controls: h('div', { class: 'controls' }),
+      leave: h('div', { class: 'leave' }),
+      browse: h('div', { hidden: true }),
+      links: this.renderLinks(),
+      watch: this.s.role === 'spectator' ? this.renderWatch() : null,
+      match: h('p', { class: 'match-line', id: 'match' }),
+      matchControls: h('div', { class: 'controls', id: 'match-controls' }),
+    };
+    const e = this.el;
+    mainElement().replaceChildren(
+      h(
+        'div',
+        { class: 'table pair' },
+        e.banner,
+        h('section', { class: 'card match-card', 'aria-label': t('actions') }, e.match, e.matchControls),
+        h('div', { class: 'boards', role: 'group', 'aria-label': t('boardsLabel') }, this.panes[1].root, this.panes[2].root),
+        h(
+          'div',
+          { class: 'panel pair-panel' },
+          e.watch,
+          h(
+            'section',
+            { class: 'card' },
+            h('h2', { class: 'visually-hidden', text: t('status') }),
+            e.seats,
+            h('p', { class: 'hint', text: t('seatsOnBoardOne') }),
+            e.spectators,
+            e.tally,
+            e.rules,
+            h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') })),
+            this.renderSoundSwitch(),
+          ),
+          e.links,
+          h('section', { class: 'card leave-card', 'aria-label': t('leaveLabel') }, e.leave),
+        ),
+      ),
+    );
+    this.update();
+  }
+
+  /** Fills the view of a two-board table from the current state. */
+  updatePair(animate = /** @type {BoardNumber | null} */ (null)) {
+    const e = this.el;
+    const g = this.s.game;
+    if (!e || !g || !this.panes || this.s.fatal || !this.s.boards) return;
+    for (const n of BOARDS) this.panes[n].update(onlyBoard(this.s, n), this.s.role === 'spectator' ? this.hints : true, animate === n);
+    e.banner.textContent = this.s.conn === 'reconnecting' ? t('reconnecting') : '';
+    e.banner.hidden = this.s.conn !== 'reconnecting';
+    const playing = BOARDS.filter((n) => mode(onlyBoard(this.s, n)) === 'play');
+    document.title = playing.length ? `● ${t('announceYourTurnOnBoard', { n: /** @type {number} */ (playing[0]) })} ${t('title')}` : t('title');
+
+    const match = matchOf(this.s);
+    e.match?.replaceChildren(match ? this.matchText(match) : '');
+    e.match?.classList.toggle('decided', Boolean(match?.result));
+
+    // Seats as presence names them: by board 1's sides.
+    const p = this.s.presence;
+    const mine = mySide(onlyBoard(this.s, 1));
+    e.seats.replaceChildren(
+      ...(/** @type {Side[]} */ (['goats', 'tigers'])).map((sd) => {
+        const seat = p ? p[sd] : null;
+        let who = sideName(sd);
+        if (mine === sd) who += ` (${t('you')})`;
+        let state = '';
+        if (seat && seat.computer) state = t('computerLevel', { level: seat.level ?? this.s.info?.level ?? 0 });
+        else if (seat) state = seat.connected ? t('connected') : t('disconnected');
+        const on = Boolean(seat && seat.connected);
+        return h(
+          'li',
+          { class: `seat ${sd} ${on ? 'on' : 'off'}`, id: `seat-${sd}` },
+          h('span', { class: 'dot', 'aria-hidden': 'true' }),
+          h('span', { class: 'seat-name', text: who }),
+          h('span', { class: 'seat-state', text: state }),
+        );
+      }),
+    );
+    if (!p) e.spectators.textContent = '';
+    else if (p.spectator_seats === 0) e.spectators.textContent = t('noSpectatorSeats');
+    else e.spectators.textContent = t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats });
+    const tally = g.tally;
+    if (this.s.player) {
+      const mineWins = this.s.player === 'host' ? tally.host : tally.guest;
+      const theirs = this.s.player === 'host' ? tally.guest : tally.host;
+      e.tally.textContent = t('tally', { mine: mineWins, theirs, draws: tally.draws });
+    } else e.tally.textContent = t('tallyNeutral', { host: tally.host, guest: tally.guest, draws: tally.draws });
+
+    this.updateMatchControls();
+    this.updateLeave();
+    this.tick();
+    this.placeFocus();
+  }
+
+  /**
+   * The match's buttons once both boards are over: "New match", or the
+   * answer to the opponent's request, shown once for the pair.
+   */
+  updateMatchControls() {
+    const e = this.el;
+    const box = e?.matchControls;
+    const one = this.s.boards?.[1].game;
+    const match = matchOf(this.s);
+    if (!box || !one || !match) return;
+    const focusedId = document.activeElement instanceof HTMLElement && box.contains(document.activeElement) ? document.activeElement.id : null;
+    /** @type {Node[]} */
+    const out = [];
+    const mine = mySide(onlyBoard(this.s, 1));
+    const off = this.s.conn !== 'online';
+    if (match.result) {
+      // The request is stored on both boards; board 1's names the asker's side there.
+      const offer = one.rematch_offer;
+      if (mine) {
+        if (offer === mine) out.push(h('p', { class: 'offer', text: t('newMatchAsked') }));
+        else if (offer) {
+          out.push(
+            h('p', { class: 'offer', text: t('newMatchOfferedToYou') }),
+            h('button', { type: 'button', id: 'rematch', class: 'primary', text: t('acceptNewMatch'), disabled: off, onclick: () => this.send({ type: 'rematch' }) }),
+            h('button', { type: 'button', id: 'decline-rematch', text: t('declineRematch'), disabled: off, onclick: () => this.command('decline_rematch') }),
+          );
+        } else out.push(h('button', { type: 'button', id: 'rematch', class: 'primary', text: t('newMatch'), disabled: off, onclick: () => this.send({ type: 'rematch' }) }));
+      } else if (offer) out.push(h('p', { class: 'offer', text: t('newMatchPending') }));
+    }
+    box.replaceChildren(...out);
+    box.hidden = out.length === 0;
+    if (focusedId) {
+      const again = document.getElementById(focusedId);
+      if (again && !(again instanceof HTMLButtonElement && again.disabled)) again.focus();
+      else if (!match.result && this.panes) this.panes[1].focus();
+      else /** @type {HTMLElement | null} */ (box.querySelector('button:not([disabled])'))?.focus();
+    }
+  }
+
+  /**
+   * A match as its viewer reads it: the score so far, or the result once
+   * both boards are over, from the seat's point of view (a spectator's
+   * names the host and the guest).
+   * @param {import('./wire.js').MatchState} match
+   */
+  matchText(match) {
+    const host = points(match.host_wins, match.draws);
+    const guest = points(match.guest_wins, match.draws);
+    const n = match.number;
+    const player = this.s.player;
+    const winner = match.result?.winner;
+    if (player) {
+      const mine = player === 'host' ? host : guest;
+      const theirs = player === 'host' ? guest : host;
+      if (!match.result) return t('matchLine', { n, mine, theirs });
+      return t(winner === null ? 'matchTied' : winner === player ? 'matchWon' : 'matchLost', { n, mine, theirs });
+    }
+    if (!match.result) return t('matchLineNeutral', { n, host, guest });
+    return t(winner === null ? 'matchTiedNeutral' : winner === 'host' ? 'matchWonByHost' : 'matchWonByGuest', { n, host, guest });
+  }
+
+  /**
+   * Says `text` through the live region, with whatever else comes at the
+   * same moment (both boards may move at once): one message, not the
+   * last of several.
+   * @param {string} text
+   */
+  say(text) {
+    if (!text) return;
+    this.toSay.push(text);
+    if (this.sayTimer !== undefined) return;
+    this.sayTimer = window.setTimeout(() => {
+      this.sayTimer = undefined;
+      const all = this.toSay.join(' ');
+      this.toSay = [];
+      announce(all);
+    }, 60);
+  }
+
+  /** On joining a two-board table: where it is the viewer's turn, or the results. */
+  announcePairTurn() {
+    /** @type {string[]} */
+    const parts = [];
+    for (const n of BOARDS) {
+      const b = onlyBoard(this.s, n);
+      if (b.game?.result) parts.push(t('announceOnBoard', { n, text: resultText(b.game.result, { goatsToWin: b.game.goats_to_win, plyLimit: b.game.ply_limit, mine: mySide(b) }) }));
+      else if (mode(b) === 'play') parts.push(t('announceYourTurnOnBoard', { n }));
+    }
+    this.say(sentences(parts));
+  }
+
+  /**
+   * An event of a two-board table: the view, then what is said and heard,
+   * each naming the board (the match's own events, said once).
+   * @param {TableState} before
+   * @param {Extract<ServerMessage, {type: 'event'}>} msg
+   */
+  receivePairEvent(before, msg) {
+    const n = msg.board ?? 1;
+    const was = onlyBoard(before, n).game;
+    const now = onlyBoard(this.s, n);
+    const st = msg.state;
+    const event = msg.event;
+    const hadResult = Boolean(was && was.result && was.game === st.game);
+    const placed = was?.phase === 'placement' && was.game === st.game && st.phase === 'movement';
+    const pane = this.panes?.[n];
+    if (pane) pane.confirmResign = false;
+    this.updatePair(event.kind === 'played' ? n : null);
+    const mine = mySide(now);
+    const playing = mode(now) === 'play';
+    /** @type {string[]} */
+    const parts = [];
+    switch (event.kind) {
+      case 'played':
+        parts.push(describeAction(event.side, event.action));
+        break;
+      case 'resigned':
+        parts.push(t('announceResigned', { side: sideName(event.side) }));
+        break;
+      case 'draw_offered':
+        parts.push(t('announceDrawOffered', { side: sideName(event.side) }));
+        break;
+      case 'draw_declined':
+        parts.push(t('announceDrawDeclined', { side: sideName(event.side) }));
+        break;
+      case 'draw_withdrawn':
+        parts.push(t('announceDrawWithdrawn', { side: sideName(event.side) }));
+        break;
+      case 'flagged':
+        parts.push(t('announceFlagged', { side: sideName(event.side) }));
+        break;
+      case 'claimed':
+        parts.push(t(event.result === 'win' ? 'announceClaimedWin' : 'announceClaimedDraw', { side: sideName(event.side) }));
+        break;
+      case 'aborted':
+        parts.push(t('announceAborted', { side: sideName(event.side) }));
+        break;
+      case 'draw_agreed':
+        break;
+      case 'rematch_offered':
+        // Stored on both boards: said once, for board 1, and only to the one asked.
+        if (n === 1 && mine !== event.side) this.say(mine ? t('announceNewMatchOffered') : t('newMatchPending'));
+        break;
+      case 'rematch_declined':
+        if (n === 1) this.say(t('announceRematchDeclined', { side: sideName(event.side) }));
+        break;
+      case 'rematch_withdrawn':
+        if (n === 1) this.say(t('announceRematchWithdrawn', { side: sideName(event.side) }));
+        break;
+      case 'rematch_started':
+        if (n === 1) this.say(t('announceNewMatchStarted', { n: st.match?.number ?? st.game }));
+        break;
+    }
+    if (placed) parts.push(t('announceAllPlaced'));
+    if (st.result && !hadResult) {
+      parts.push(resultText(st.result, { goatsToWin: st.goats_to_win, plyLimit: st.ply_limit, mine }));
+      if (st.match?.result) {
+        this.say(t('announceOnBoard', { n, text: sentences(parts) }));
+        this.say(this.matchText(st.match));
+        sound.play(this.soundsFor(event, st, hadResult, false));
+        return;
+      }
+    }
+    if (!st.result && playing && (event.kind === 'played' || event.kind === 'rematch_started')) parts.push(t('announceYourTurnOnBoard', { n }));
+    if (parts.length) this.say(t('announceOnBoard', { n, text: sentences(parts) }));
+    sound.play(this.soundsFor(event, st, hadResult, playing));
+  }
+
+  /**
+   * A presence at a two-board table: the absence names its board, and
+   * the side on it.
+   * @param {TableState} before
+   */
+  receivePairPresence(before) {
+    const now = Date.now();
+    /** @param {TableState} st */
+    const seen = (st) => onlyBoard(st, st.presence?.absent?.board ?? 1);
+    const wasBoard = seen(before);
+    const isBoard = seen(this.s);
+    const was = absence(wasBoard, now);
+    const is = absence(isBoard, now);
+    const mineNow = mySide(isBoard);
+    const mineBefore = mySide(wasBoard);
+    if (mineNow && is && is.side !== mineNow && !was) this.say(t('announceAbsent'));
+    else if (mineBefore && was && was.side !== mineBefore && !is) this.say(t('announceReturned'));
+    this.update();
+  }
+
 }
 
 /**

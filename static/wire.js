@@ -8,7 +8,8 @@
 /** @typedef {'player' | 'spectator'} Role */
 /** @typedef {'placement' | 'movement'} Phase */
 /** @typedef {'forbid' | 'threefold_draw'} Repetition */
-/** @typedef {'single' | 'two_boards' | 'series'} Format `two_boards` is refused for now */
+/** @typedef {'single' | 'two_boards' | 'series'} Format */
+/** @typedef {1 | 2} BoardNumber which board of a two-board table */
 
 /**
  * @typedef {object} Variant
@@ -68,11 +69,14 @@
 
 /**
  * Commands other than `action` take an optional id, acknowledged the same
- * way once the command is stored.
+ * way once the command is stored. The commands about one game name their
+ * `board` (required at a two-board table; elsewhere left out or 1); a
+ * rematch is the whole table's and names none.
  * @typedef {{type: 'hello', table: string, token: string, since?: number}
- *   | {type: 'action', id: string, action: string}
- *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw' | 'rematch' | 'decline_rematch'
- *       | 'claim_victory' | 'claim_draw' | 'abort', id?: string}
+ *   | {type: 'action', id: string, action: string, board?: BoardNumber}
+ *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw'
+ *       | 'claim_victory' | 'claim_draw' | 'abort', id?: string, board?: BoardNumber}
+ *   | {type: 'rematch' | 'decline_rematch', id?: string}
  *   | {type: 'ping'}} ClientMessage
  */
 
@@ -81,6 +85,7 @@
  * @typedef {object} GameRecord
  * @property {string} table
  * @property {number} game
+ * @property {BoardNumber} [board] at a two-board table
  * @property {Variant} variant
  * @property {Side} host_side
  * @property {string[]} moves
@@ -181,7 +186,8 @@
  * when the present player may claim (RFC 3339 times; `now` is the server's
  * time when it was sent).
  * @typedef {object} Absence
- * @property {Side} side
+ * @property {Side} side on `board`, at a two-board table
+ * @property {BoardNumber} [board] at a two-board table: the board whose game may be claimed
  * @property {string} since
  * @property {string} claimable_at
  * @property {string} now
@@ -250,6 +256,26 @@
  * @property {GameClock | null} [clock] `null`: no clock
  * @property {boolean} [abortable] until each side has made its first action
  * @property {SeriesState} [series] at a series table only
+ * @property {BoardNumber} [board] at a two-board table: which board this state is of
+ * @property {MatchState} [match] at a two-board table only
+ */
+
+/**
+ * Where a two-board match stands; a player's score is its wins plus half
+ * the draws (an aborted board counts for nobody).
+ * @typedef {object} MatchState
+ * @property {number} number which match at the table, from 1
+ * @property {number} host_wins
+ * @property {number} guest_wins
+ * @property {number} draws
+ * @property {{winner: Player | null} | null} result once both boards are over; `winner` `null`: tied
+ */
+
+/**
+ * One board of a two-board table in a snapshot.
+ * @typedef {object} BoardSnapshot
+ * @property {string[]} moves
+ * @property {GameState} state
  */
 
 /**
@@ -296,7 +322,7 @@
  *   | 'invalid_token' | 'seat_taken' | 'gallery_full' | 'spectator'
  *   | 'not_your_turn' | 'illegal_action' | 'game_over' | 'game_not_over'
  *   | 'no_draw_offers' | 'no_offer' | 'rate_limited' | 'invalid_id' | 'internal'
- *   | 'not_claimable' | 'not_abortable' | 'too_many_offers'} ErrorCode
+ *   | 'not_claimable' | 'not_abortable' | 'too_many_offers' | 'unknown_board'} ErrorCode
  */
 
 /**
@@ -308,8 +334,8 @@
 
 /**
  * @typedef {{type: 'welcome', protocol: number, table: TableInfo, role: Role, player?: Player, secret?: string}
- *   | {type: 'snapshot', version: number, moves: string[], state: GameState}
- *   | {type: 'event', version: number, event: TableEvent, state: GameState}
+ *   | {type: 'snapshot', version: number, moves: string[], state: GameState, boards?: BoardSnapshot[]}
+ *   | {type: 'event', version: number, event: TableEvent, state: GameState, board?: BoardNumber}
  *   | ({type: 'presence'} & Presence)
  *   | {type: 'ack', id: string}
  *   | {type: 'error', id?: string, code: ErrorCode, reason?: IllegalReason, message: string}

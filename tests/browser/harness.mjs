@@ -117,8 +117,9 @@ export async function newPage(browser, opts = {}) {
  * Creates a table from the home form.
  * @param {import('playwright-core').Page} page
  * @param {string} base
- * @param {{opponent?: 'friend' | 'computer' | 'bots', side?: 'goats' | 'tigers', level?: number, spectators?: number, goatsToWin?: number, series?: 2 | 4 | 6}} o
- *   `series`: a series of that many games instead of one game at a time
+ * @param {{opponent?: 'friend' | 'computer' | 'bots', side?: 'goats' | 'tigers', level?: number, spectators?: number, goatsToWin?: number, series?: 2 | 4 | 6, twoBoards?: boolean}} o
+ *   `series`: a series of that many games instead of one game at a time;
+ *   `twoBoards`: two boards at once, `side` being board 1's
  */
 export async function createTable(page, base, o = {}) {
   await page.goto(`${base}/`);
@@ -128,6 +129,7 @@ export async function createTable(page, base, o = {}) {
   if (o.level !== undefined) await page.locator('#level').fill(String(o.level));
   await page.locator('#spectators').fill(String(o.spectators ?? 0));
   if (o.series !== undefined) await page.locator('#format').selectOption(String(o.series));
+  if (o.twoBoards) await page.locator('#format').selectOption('two_boards');
   if (o.goatsToWin !== undefined) {
     await page.locator('details.options summary').click();
     await page.locator('#goats-to-win').selectOption(String(o.goatsToWin));

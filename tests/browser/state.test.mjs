@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apply, initial, mySide, mode, timeLeft, absence, mayClaim, FATAL } from '../../static/state.js';
+import { apply, initial, mySide, mode, timeLeft, absence, mayClaim, onlyBoard, matchOf, FATAL } from '../../static/state.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'protocol');
 
@@ -212,4 +212,107 @@ test('refusals of the new commands are not fatal', () => {
     assert.equal(s.fatal, null);
     assert.equal(s.conn, 'online');
   }
+});
+
+test('a two-board snapshot keeps both boards, and board 1 stands in for the table', () => {
+  const snap = fixture('server.snapshot.two_boards');
+  const s = run(initial(true), fixture('server.welcome.two_boards'), snap);
+  assert.equal(s.info?.format, 'two_boards');
+  assert.equal(s.boards?.[1].game.board, 1);
+  assert.equal(s.boards?.[2].game.board, 2);
+  assert.deepEqual(s.boards?.[1].moves, ['c3']);
+  assert.deepEqual(s.boards?.[2].moves, []);
+  assert.deepEqual(s.game, snap.boards[0].state);
+  assert.deepEqual(s.moves, ['c3']);
+  // The guest holds the tigers on board 1 and the goats on board 2: both to move.
+  assert.equal(mySide(onlyBoard(s, 1)), 'tigers');
+  assert.equal(mySide(onlyBoard(s, 2)), 'goats');
+  assert.equal(mode(onlyBoard(s, 1)), 'play');
+  assert.equal(mode(onlyBoard(s, 2)), 'play');
+  assert.deepEqual(matchOf(s), { number: 1, host_wins: 0, guest_wins: 0, draws: 0, result: null });
+  // A table of one board has no boards, and `onlyBoard` is the table itself.
+  const single = run(initial(true), fixture('server.welcome.claimed'), fixture('server.snapshot'));
+  assert.equal(single.boards, null);
+  assert.equal(onlyBoard(single, 1), single);
+  assert.equal(matchOf(single), null);
+});
+
+test('an event moves the board it names and leaves the other as it was', () => {
+  const s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'));
+  const played = fixture('server.event.played.two_boards');
+  const next = run(s, played);
+  assert.equal(next.version, played.version);
+  assert.deepEqual(next.boards?.[2].moves, ['c3']);
+  assert.deepEqual(next.boards?.[2].game, played.state);
+  assert.equal(next.boards?.[1], s.boards?.[1]);
+  assert.equal(next.game, s.game, 'board 1 stands in for the table, untouched');
+  assert.equal(mode(onlyBoard(next, 2)), 'wait');
+  assert.equal(mode(onlyBoard(next, 1)), 'play');
+  // Replayed after a reconnect with `since`: already held, changes nothing.
+  assert.equal(run(next, played), next);
+  // An event of board 1 moves `game` and `moves` with it.
+  const one = run(next, { ...played, board: 1, version: 3, state: { ...played.state, board: 1, host_side: 'goats' } });
+  assert.deepEqual(one.boards?.[1].moves, ['c3', 'c3']);
+  assert.deepEqual(one.moves, ['c3', 'c3']);
+  assert.equal(one.game?.board, 1);
+});
+
+test('an action pending on one board remembers it and locks only that board', () => {
+  let s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'));
+  s = run(s, { type: 'sent', id: '8', action: 'c3', board: 2 });
+  assert.equal(s.pendingBoard, 2);
+  assert.equal(mode(onlyBoard(s, 2)), 'wait');
+  assert.equal(mode(onlyBoard(s, 1)), 'play', 'board 1 stays playable');
+  assert.equal(onlyBoard(s, 1).pending, null);
+  assert.equal(onlyBoard(s, 2).pending, '8');
+  // An event of board 1 (say, the opponent's) leaves board 2's action pending.
+  const played = fixture('server.event.played.two_boards');
+  const other = run(s, { ...played, board: 1, state: { ...played.state, board: 1, host_side: 'goats' } });
+  assert.equal(other.pending, '8');
+  assert.equal(other.pendingBoard, 2);
+  assert.equal(mode(onlyBoard(other, 2)), 'wait');
+  // Acknowledged: not to be sent again, but locked until board 2's state.
+  const acked = run(s, { type: 'ack', id: '8' });
+  assert.equal(acked.pending, null);
+  assert.equal(acked.pendingBoard, null);
+  assert.equal(acked.boards?.[2].locked, true);
+  const after = run(acked, played);
+  assert.equal(after.boards?.[2].locked, false);
+  assert.equal(after.locked, false);
+  // A refusal frees the board it was sent on.
+  const refused = run(s, fixture('server.error.unknown_board'));
+  assert.equal(refused.pending, null);
+  assert.equal(refused.fatal, null);
+  assert.equal(refused.boards?.[2].locked, false);
+  assert.equal(mode(onlyBoard(refused, 2)), 'play');
+});
+
+test('the board that decides the match carries the score and the result', () => {
+  const s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'));
+  const decided = run(s, fixture('server.event.resigned.match_decided'));
+  assert.equal(decided.boards?.[2].game.result?.reason, 'resignation');
+  // Board 1's state still has the count of before: the latest state's is taken.
+  assert.deepEqual(matchOf(decided), { number: 1, host_wins: 1, guest_wins: 0, draws: 1, result: { winner: 'host' } });
+  assert.equal(mode(onlyBoard(decided, 2)), 'wait');
+});
+
+test('a rematch empties both boards\' move lists, one event each', () => {
+  let s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'), fixture('server.event.played.two_boards'));
+  const started = fixture('server.event.rematch_started');
+  const fresh = { ...fixture('server.snapshot.two_boards').boards[0].state, game: 2, ply: 0, legal: [], last_action: null };
+  s = run(s, { ...started, version: 10, board: 1, state: { ...fresh, board: 1 } }, { ...started, version: 11, board: 2, state: { ...fresh, board: 2, host_side: 'tigers' } });
+  assert.deepEqual(s.boards?.[1].moves, []);
+  assert.deepEqual(s.boards?.[2].moves, []);
+  assert.deepEqual(s.moves, []);
+  assert.equal(s.version, 11);
+});
+
+test('the match is the latest state\'s, even when the other board\'s last state counts an older pair', () => {
+  const s = run(initial(true), fixture('server.welcome.two_boards'), fixture('server.snapshot.two_boards'));
+  const started = fixture('server.event.rematch_started');
+  const fresh = { ...fixture('server.snapshot.two_boards').boards[0].state, game: 2, ply: 0, legal: [], last_action: null };
+  // Board 1 begins again while board 2 still holds the old pair's draw; then board 2 begins.
+  const half = run(s, { ...started, version: 10, board: 1, state: { ...fresh, board: 1, match: { number: 2, host_wins: 0, guest_wins: 0, draws: 1, result: null } } });
+  const both = run(half, { ...started, version: 11, board: 2, state: { ...fresh, board: 2, host_side: 'tigers', match: { number: 2, host_wins: 0, guest_wins: 0, draws: 0, result: null } } });
+  assert.deepEqual(matchOf(both), { number: 2, host_wins: 0, guest_wins: 0, draws: 0, result: null });
 });
