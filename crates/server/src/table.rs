@@ -22,6 +22,7 @@ use crate::options::{Opponent, TableOptions};
 use crate::play::{Event, Intent, Logged, Play, Player, Refusal};
 use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
+use crate::throttle::Activity;
 use crate::time::{Timestamp, Wait, WallClock};
 use crate::token::{Token, TokenHash};
 
@@ -122,6 +123,8 @@ pub struct TableContext {
     pub shutdown: CancellationToken,
     /// Wall time: the clocks, absences and offer limits.
     pub clock: Arc<dyn WallClock>,
+    /// Counts the actions, so that the tablebase build yields to play.
+    pub activity: Activity,
 }
 
 enum Command {
@@ -630,6 +633,7 @@ impl Table {
                 sent,
             } => {
                 let taken = std::time::Instant::now();
+                self.context.activity.record();
                 crate::stats::stage(ActionStage::ToTable, taken - sent);
                 self.act(conn, id, intent, taken).await;
             }
@@ -1045,6 +1049,7 @@ impl Table {
     /// schedules a retry after a pause, or gives up once the retries are
     /// spent.
     async fn computer_chose(&mut self, action: Option<Action>) {
+        self.context.activity.record();
         let Some(turn) = &self.computer else { return };
         let key = turn.key;
         if key != (self.play.game_number(), self.play.game().position().ply())
