@@ -140,6 +140,9 @@ impl Tables {
     /// do; `clock` is the tables' wall time; each action is counted in
     /// `activity`. With a `node`, tables are owned under leases and
     /// reached across the cluster.
+    // Each argument is a separate part of the tables' context, given once
+    // by the run; a struct for them would only repeat `TableContext`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         storage: Storage,
         computer: Computer,

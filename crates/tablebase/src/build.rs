@@ -64,9 +64,10 @@ pub trait Progress: Sync {
     }
     /// Called by each build thread between two steps of its work, and
     /// never inside one: a build that shares its machine can block here to
-    /// let other work run. A step is a bounded chunk of work (see
-    /// [`EXAMINE_STEP`], [`SPREAD_STEP`] and [`STEP_BYTES`]): on the house
-    /// rules about a millisecond at most. The solver asks
+    /// let other work run. A step is a bounded chunk of work (1,024
+    /// entries looked at, 64 resolved entries spread, or 256 KiB cleared,
+    /// copied or summed): some 40 µs on average on the house rules, and
+    /// almost always under a millisecond. The solver asks
     /// [`Progress::cancelled`] right after, so a pause should end soon once
     /// the build is cancelled.
     fn pause(&self) {}
