@@ -5,7 +5,8 @@
 # tablebase file: it builds one in the background) or with --no-tablebase,
 # loads it with baghchal-load, and reads /readyz before and after the load:
 # a "build" run counts only when the tablebase was still building when the
-# load ended. The two kinds of run alternate, RUNS times each, so that both
+# load ended (the line of the run says how much of it was built by then).
+# The two kinds of run alternate, RUNS times each, so that both
 # see the same machine; the medians of p50 and p99 (to every subscriber)
 # are printed at the end.
 #
@@ -31,6 +32,13 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/baghchal-tablebase-build.XXXXXX")
 # readyz URL: the tablebase's state in /readyz, e.g. building or off.
 readyz() {
     curl -fsS "$1/readyz" | sed -n 's/.*"state":"\([a-z_]*\)".*/\1/p'
+}
+
+# built URL: how much of the tablebase is built, e.g. "41 % built" (empty
+# unless it is building).
+built() {
+    curl -fsS "$1/readyz" | sed -n 's/.*"done":\([0-9]*\),"total":\([0-9]*\).*/\1 \2/p' |
+        awk '{ printf "%.0f %% built", 100 * $1 / $2 }'
 }
 
 # one KIND RUN: one load run against a fresh server of this kind.
@@ -76,10 +84,11 @@ one() {
         exit 1
     }
     after=$(readyz "$url")
+    share=$(built "$url")
     kill -INT "$pid"
     wait "$pid" || true
     row=$(tail -n 1 "$dir/run.csv")
-    echo "$kind run $run: load average $load, tablebase $before -> $after: $row"
+    echo "$kind run $run: load average $load, tablebase $before -> $after${share:+ ($share)}: $row"
     if [ "$kind" = build ] && [ "$after" != building ]; then
         echo "  (not counted: the build ended before the load did)"
         return

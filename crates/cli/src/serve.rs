@@ -74,8 +74,9 @@ pub struct Args {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     no_tablebase: bool,
-    /// Threads that build a missing tablebase, at the idle priority
-    /// (default: one fewer than the cores, at least one).
+    /// Threads that build a missing tablebase, at the idle priority and
+    /// paused while there is play (default: one fewer than the cores, at
+    /// least one).
     #[arg(long, env = "BAGHCHAL_TABLEBASE_THREADS", value_parser = clap::value_parser!(u16).range(1..=256))]
     tablebase_threads: Option<u16>,
     /// Cluster mode: the NATS server the nodes share, e.g.
@@ -212,8 +213,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// [`crate::tablebase::Location`]); built there when missing on `threads`
 /// idle-priority threads, or by default one fewer than the cores (at
 /// least one). Measured on two cores under the benchmark's standard load
-/// (docs/performance.md): with two build threads the p99 of play went
-/// from 12 to 128 ms, with one to 43 ms (medians).
+/// (docs/performance.md), before the build yielded to play: with two
+/// build threads the p99 of play went from 12 to 128 ms, with one to 43 ms
+/// (medians); with the throttle and one thread it stays within a few ms of
+/// no build.
 fn tablebase_slot(path: PathBuf, off: bool, threads: Option<u16>) -> TablebaseSlot {
     if off {
         return TablebaseSlot::off();

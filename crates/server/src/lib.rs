@@ -33,6 +33,7 @@ pub mod storage;
 pub mod table;
 pub mod tablebase;
 pub mod tables;
+pub mod throttle;
 pub mod time;
 pub mod token;
 pub mod ws;
@@ -301,6 +302,7 @@ pub async fn run_with_metrics(
         config.max_tables,
         node,
         config.clock.clone(),
+        config.tablebase.activity(),
     );
     let resumed = tables.resume_all().await?;
     tracing::info!(resumed, "tables resumed");

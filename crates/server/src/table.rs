@@ -23,6 +23,7 @@ use crate::options::{Opponent, TableOptions};
 use crate::play::{Event, Intent, Logged, Player, Refusal};
 use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
+use crate::throttle::Activity;
 use crate::time::{Timestamp, Wait, WallClock};
 use crate::token::{Token, TokenHash};
 
@@ -127,6 +128,8 @@ pub struct TableContext {
     pub shutdown: CancellationToken,
     /// Wall time: the clocks, absences and offer limits.
     pub clock: Arc<dyn WallClock>,
+    /// Counts the actions, so that the tablebase build yields to play.
+    pub activity: Activity,
 }
 
 enum Command {
@@ -691,6 +694,7 @@ impl Table {
                 sent,
             } => {
                 let taken = std::time::Instant::now();
+                self.context.activity.record();
                 crate::stats::stage(ActionStage::ToTable, taken - sent);
                 self.act(conn, id, board, intent, taken).await;
             }
@@ -1187,6 +1191,7 @@ impl Table {
     /// commits it, or schedules a retry after a pause, or gives up once the
     /// retries are spent.
     async fn computer_chose(&mut self, board: Board, action: Option<Action>) {
+        self.context.activity.record();
         let slot = board_index(board);
         let (Some(turn), Some(play)) = (&self.computers[slot], self.boards.get(board)) else {
             return;

@@ -5,8 +5,10 @@
 //!
 //! One thread owns the work ([`TablebaseSlot::start`]); the run stops it
 //! at shutdown ([`TablebaseSlot::stop`]), which cancels a build between
-//! two of its steps. A build writes `FILE.partial` and renames it, so a
-//! file found at start is always a whole one.
+//! two of its steps. Between its steps the build also yields to play
+//! ([`crate::throttle`]): the tables count their actions in the slot's
+//! [`Activity`]. A build writes `FILE.partial` and renames it, so a file
+//! found at start is always a whole one.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use crate::bot::Bot;
+use crate::throttle::{Activity, Duty, Throttle};
 
 /// The tablebase's file name in the data directory.
 pub const FILE_NAME: &str = "baghchal.tb";
@@ -64,7 +67,8 @@ pub trait Builder: Send + Sync + 'static {
 
 /// The house rules' tablebase (some 45 s and 450 MB on two cores), solved
 /// on its own pool of threads that run at the lowest priority, so that the
-/// tables' threads always come first.
+/// tables' threads always come first (and that pause while there is play,
+/// see [`crate::throttle`]).
 pub struct HouseBuilder {
     /// Worker threads.
     pub threads: usize,
@@ -143,6 +147,8 @@ struct Inner {
     logged: AtomicU64,
     /// Set at shutdown: the build stops at its next step.
     cancel: AtomicBool,
+    /// Pauses the build while there is play.
+    throttle: Throttle,
     /// The thread that loads or builds, until it is joined.
     worker: Mutex<Option<JoinHandle<()>>>,
 }
@@ -155,20 +161,32 @@ struct Source {
 impl TablebaseSlot {
     /// No tablebase: the computer plays without one.
     pub fn off() -> TablebaseSlot {
-        TablebaseSlot::with(None, TablebaseState::Off)
+        let throttle = Throttle::new(Activity::default(), Duty::default());
+        TablebaseSlot::with(None, TablebaseState::Off, throttle)
     }
 
     /// The tablebase of the file at `path`, built there by `builder` when
-    /// the file is missing, once [`TablebaseSlot::start`] is called.
+    /// the file is missing, once [`TablebaseSlot::start`] is called; the
+    /// build yields to play with the default [`Duty`].
     pub fn new(path: impl Into<PathBuf>, builder: Arc<dyn Builder>) -> TablebaseSlot {
+        let throttle = Throttle::new(Activity::default(), Duty::default());
+        TablebaseSlot::with_throttle(path, builder, throttle)
+    }
+
+    /// [`TablebaseSlot::new`], with the build paused by `throttle`.
+    pub fn with_throttle(
+        path: impl Into<PathBuf>,
+        builder: Arc<dyn Builder>,
+        throttle: Throttle,
+    ) -> TablebaseSlot {
         let source = Source {
             path: path.into(),
             builder,
         };
-        TablebaseSlot::with(Some(source), TablebaseState::Absent)
+        TablebaseSlot::with(Some(source), TablebaseState::Absent, throttle)
     }
 
-    fn with(source: Option<Source>, state: TablebaseState) -> TablebaseSlot {
+    fn with(source: Option<Source>, state: TablebaseState, throttle: Throttle) -> TablebaseSlot {
         TablebaseSlot {
             inner: Arc::new(Inner {
                 source,
@@ -177,6 +195,7 @@ impl TablebaseSlot {
                 done: AtomicU64::new(0),
                 logged: AtomicU64::new(0),
                 cancel: AtomicBool::new(false),
+                throttle,
                 worker: Mutex::new(None),
             }),
         }
@@ -196,6 +215,11 @@ impl TablebaseSlot {
             },
             state => state,
         }
+    }
+
+    /// Where the tables count their actions, for the build's throttle.
+    pub fn activity(&self) -> Activity {
+        self.inner.throttle.activity().clone()
     }
 
     /// Follows the state's changes (without the build's progress).
@@ -336,6 +360,10 @@ impl Progress for Tracker<'_> {
     fn cancelled(&self) -> bool {
         self.inner.cancel.load(Relaxed)
     }
+
+    fn pause(&self) {
+        self.inner.throttle.pause(&|| self.cancelled());
+    }
 }
 
 /// The directory beside an SQLite database file (`sqlite://dir/x.db?...`),
@@ -406,5 +434,105 @@ impl Bot for LiveEngine {
 
     fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
         Bot::value_actions(&self.engine(), position)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use baghchal_tablebase::Silent;
+
+    use super::*;
+    use crate::throttle::FakeClock;
+
+    /// Two tiers of twenty goats: solved in a moment.
+    const SMALL: Shape = Shape {
+        goats: 20,
+        target: 2,
+    };
+
+    struct SmallBuilder;
+
+    impl Builder for SmallBuilder {
+        fn work(&self) -> u64 {
+            baghchal_tablebase::work(SMALL, &Indexer::new())
+        }
+
+        fn build(&self, progress: &dyn Progress) -> io::Result<Tablebase> {
+            Tablebase::build_shape(SMALL, progress)
+        }
+    }
+
+    /// A directory of its own for one test, removed at the end.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let dir = std::env::temp_dir()
+                .join(format!("baghchal-throttled-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    async fn until(slot: &TablebaseSlot, done: fn(&TablebaseState) -> bool) {
+        let mut states = slot.subscribe();
+        tokio::time::timeout(Duration::from_secs(60), states.wait_for(done))
+            .await
+            .expect("the tablebase state changes in time")
+            .expect("the slot is alive");
+    }
+
+    #[tokio::test]
+    async fn under_constant_play_the_build_rests_and_still_writes_the_whole_tablebase() {
+        let dir = TempDir::new("busy");
+        let activity = Activity::default();
+        let clock = Arc::new(FakeClock::playing(activity.clone()));
+        let throttle = Throttle::with_clock(activity.clone(), Duty::default(), clock.clone());
+        let file = dir.0.join(FILE_NAME);
+        let slot = TablebaseSlot::with_throttle(&file, Arc::new(SmallBuilder), throttle);
+        slot.activity().record();
+        slot.start().unwrap();
+
+        until(&slot, |s| *s == TablebaseState::Ready).await;
+        assert!(clock.slept() > Duration::ZERO, "the build rested");
+        let silent = dir.0.join("silent.tb");
+        Tablebase::build_shape(SMALL, &Silent)
+            .unwrap()
+            .save(&silent)
+            .unwrap();
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            std::fs::read(&silent).unwrap()
+        );
+        slot.stop().await;
+    }
+
+    #[tokio::test]
+    async fn a_build_resting_for_play_is_cancelled_at_shutdown() {
+        let dir = TempDir::new("cancel");
+        // Play, and rests of an hour: the build waits in its first pause.
+        let duty = Duty {
+            slice: Duration::ZERO,
+            rest: Duration::from_secs(3600),
+            quiet: Duration::from_secs(3600),
+        };
+        let throttle = Throttle::new(Activity::default(), duty);
+        let file = dir.0.join(FILE_NAME);
+        let slot = TablebaseSlot::with_throttle(&file, Arc::new(SmallBuilder), throttle);
+        slot.activity().record();
+        slot.start().unwrap();
+
+        until(&slot, |s| matches!(s, TablebaseState::Building { .. })).await;
+        slot.stop().await;
+        assert_eq!(slot.state(), TablebaseState::Absent);
+        assert!(!file.exists());
     }
 }

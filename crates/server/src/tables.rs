@@ -18,6 +18,7 @@ use tokio::time::Instant;
 use crate::bot::Computer;
 use crate::storage::Storage;
 use crate::table::Pace;
+use crate::throttle::Activity;
 
 use crate::cluster::Node;
 use crate::options::{Opponent, TableOptions};
@@ -136,8 +137,12 @@ impl<E: Into<TablesError>> From<E> for LoadError {
 impl Tables {
     /// An empty registry; at most `max_open` tables in memory, each
     /// unloaded after `idle_timeout` with nobody connected and nothing to
-    /// do; `clock` is the tables' wall time. With a `node`, tables are
-    /// owned under leases and reached across the cluster.
+    /// do; `clock` is the tables' wall time; each action is counted in
+    /// `activity`. With a `node`, tables are owned under leases and
+    /// reached across the cluster.
+    // Each argument is a separate part of the tables' context, given once
+    // by the run; a struct for them would only repeat `TableContext`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         storage: Storage,
         computer: Computer,
@@ -146,6 +151,7 @@ impl Tables {
         max_open: usize,
         node: Option<Node>,
         clock: Arc<dyn WallClock>,
+        activity: Activity,
     ) -> Tables {
         Tables {
             inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
@@ -165,6 +171,7 @@ impl Tables {
                         tasks: TaskTracker::new(),
                         shutdown: CancellationToken::new(),
                         clock,
+                        activity,
                     },
                     max_open,
                     node,

@@ -62,7 +62,30 @@ pub trait Progress: Sync {
     fn cancelled(&self) -> bool {
         false
     }
+    /// Called by each build thread between two steps of its work, and
+    /// never inside one: a build that shares its machine can block here to
+    /// let other work run. A step is a bounded chunk of work (1,024
+    /// entries looked at, 64 resolved entries spread, or 256 KiB cleared,
+    /// copied or summed): some 40 µs on average on the house rules, and
+    /// almost always under a millisecond. The solver asks
+    /// [`Progress::cancelled`] right after, so a pause should end soon once
+    /// the build is cancelled.
+    fn pause(&self) {}
 }
+
+/// Entries looked at for the first time in one step.
+const EXAMINE_STEP: u32 = 1 << 10;
+
+/// Resolved entries whose predecessors are visited in one step: each has
+/// a dozen or so, each looked up at random in the tier's values, and a
+/// loss candidate's actions too.
+const SPREAD_STEP: usize = 1 << 6;
+
+/// Bytes of plain sweeping (clearing, copying, summing) in one step.
+pub(crate) const STEP_BYTES: usize = 1 << 18;
+
+/// The most entries in one piece of a list (a megabyte).
+const PIECE: usize = 1 << 18;
 
 /// A [`Progress`] that reports nothing.
 pub struct Silent;
@@ -110,16 +133,23 @@ fn squares(mut mask: u32) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Lists of entries by distance.
+/// Lists of entries by distance, each list kept in the pieces that the
+/// threads filled: merging two moves pieces, never entries, and a piece
+/// grows to [`PIECE`] entries at most, so that no step of the solver
+/// copies a long list.
 #[derive(Default)]
-struct Buckets(Vec<Vec<u32>>);
+struct Buckets(Vec<Vec<Vec<u32>>>);
 
 impl Buckets {
     fn push(&mut self, distance: usize, item: u32) {
         if self.0.len() <= distance {
             self.0.resize_with(distance + 1, Vec::new);
         }
-        self.0[distance].push(item);
+        let pieces = &mut self.0[distance];
+        match pieces.last_mut() {
+            Some(piece) if piece.len() < PIECE => piece.push(item),
+            _ => pieces.push(vec![item]),
+        }
     }
 
     fn merge(mut self, mut other: Buckets) -> Buckets {
@@ -127,18 +157,12 @@ impl Buckets {
             std::mem::swap(&mut self, &mut other);
         }
         for (mine, theirs) in self.0.iter_mut().zip(other.0) {
-            if mine.len() < theirs.len() {
-                let mut theirs = theirs;
-                theirs.append(mine);
-                *mine = theirs;
-            } else {
-                mine.extend(theirs);
-            }
+            mine.extend(theirs);
         }
         self
     }
 
-    fn take(&mut self, distance: usize) -> Vec<u32> {
+    fn take(&mut self, distance: usize) -> Vec<Vec<u32>> {
         self.0
             .get_mut(distance)
             .map(std::mem::take)
@@ -178,7 +202,7 @@ struct Tier<'a> {
     /// By rank within a tiger class: the places of the ranked points.
     places: Vec<u32>,
     /// The solved tier below (goats to move first), unless `last`.
-    below: &'a [u16],
+    below: &'a [AtomicU16],
     values: Vec<AtomicU16>,
 }
 
@@ -213,7 +237,7 @@ impl Tier<'_> {
     /// The value after a capture by the tigers, for the goats to move.
     #[inline]
     fn below(&self, t: u32, g: u32) -> u16 {
-        self.below[self.indexer.index(t, g) as usize]
+        self.below[self.indexer.index(t, g) as usize].load(Relaxed)
     }
 
     /// Calls `f` with every in-tier successor (as an item) of a position.
@@ -366,10 +390,15 @@ impl Tier<'_> {
     }
 
     /// Spreads the results of the positions resolved at `distance`.
-    fn spread(&self, frontier: &[u32], distance: usize) -> Buckets {
+    fn spread(&self, frontier: &[Vec<u32>], distance: usize, progress: &dyn Progress) -> Buckets {
         frontier
-            .par_chunks(1 << 12)
+            .par_iter()
+            .flat_map(|piece| piece.par_chunks(SPREAD_STEP))
             .fold(Buckets::default, |mut out, chunk| {
+                progress.pause();
+                if progress.cancelled() {
+                    return out;
+                }
                 for &item in chunk {
                     let value = self.value(item);
                     let (tiger, t, g) = self.board(item);
@@ -401,16 +430,22 @@ impl Tier<'_> {
     fn solve(&self, progress: &dyn Progress) {
         let per = crate::index::per_class(self.goats);
         let classes = self.indexer.class_count() as u32;
-        let found = (0..2 * classes)
+        // Each class in parts of at most EXAMINE_STEP entries.
+        let parts = per.div_ceil(EXAMINE_STEP);
+        let found = (0..2 * classes * parts)
             .into_par_iter()
             .fold(Found::default, |mut found, c| {
+                progress.pause();
                 if progress.cancelled() {
                     return found;
                 }
+                let (c, part) = (c / parts, c % parts);
                 let (side, class) = (c / classes, c % classes);
-                let first = side * self.len + class * per;
+                let start = side * self.len + class * per;
+                let first = start + part * EXAMINE_STEP;
+                let end = (first + EXAMINE_STEP).min(start + per);
                 let symmetric = !self.indexer.classes()[class as usize].stabilizer.is_empty();
-                for item in first..first + per {
+                for item in first..end {
                     if symmetric
                         && !self
                             .indexer
@@ -421,7 +456,7 @@ impl Tier<'_> {
                     found.canonical += 1;
                     self.examine(item, &mut found);
                 }
-                progress.advance(per as u64);
+                progress.advance((end - first) as u64);
                 found
             })
             .reduce(Found::default, Found::merge);
@@ -437,18 +472,24 @@ impl Tier<'_> {
                 return;
             }
             let wins = capture_wins.take(distance);
-            let claimed: Vec<u32> = wins
+            let claimed: Vec<Vec<u32>> = wins
                 .par_iter()
-                .copied()
-                .filter(|&item| self.claim(item, distance as u16 + 1))
+                .flat_map(|piece| piece.par_chunks(SPREAD_STEP))
+                .fold(Vec::new, |mut claimed, chunk| {
+                    progress.pause();
+                    let won = chunk.iter().copied();
+                    claimed.extend(won.filter(|&item| self.claim(item, distance as u16 + 1)));
+                    claimed
+                })
                 .collect();
             drop(wins);
             let mut frontier = resolved.take(distance);
             frontier.extend(claimed);
-            let next = self.spread(&frontier, distance);
+            let next = self.spread(&frontier, distance, progress);
             resolved = resolved.merge(next);
-            done += frontier.len() as u64;
-            progress.advance(frontier.len() as u64);
+            let count = frontier.iter().map(Vec::len).sum::<usize>() as u64;
+            done += count;
+            progress.advance(count);
             distance += 1;
         }
         // Draws, and the unused entries of symmetric classes.
@@ -461,7 +502,21 @@ impl Tier<'_> {
 pub struct Solved {
     /// By goats eaten: the goats-to-move entries, then the tigers-to-move
     /// entries; 0 for a draw (and for unused entries), else distance + 1.
-    pub tiers: Vec<Vec<u16>>,
+    /// Left atomic, as solved: reading them costs the same as a plain
+    /// `u16`, and turning them into plain ones would be one more sweep of
+    /// every tier.
+    pub tiers: Vec<Vec<AtomicU16>>,
+}
+
+/// `n` zeroed values, allocated and cleared a step at a time.
+fn zeroed(n: usize, progress: &dyn Progress) -> Vec<AtomicU16> {
+    let mut values = Vec::with_capacity(n);
+    while values.len() < n {
+        progress.pause();
+        let step = (n - values.len()).min(STEP_BYTES / 2);
+        values.extend((0..step).map(|_| AtomicU16::new(0)));
+    }
+    values
 }
 
 /// Solves every tier of `shape`, the last (most goats eaten) first, on the
@@ -469,7 +524,7 @@ pub struct Solved {
 /// incomplete.
 pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved {
     assert!(shape.is_valid(), "unsolvable shape {shape:?}");
-    let mut tiers: Vec<Vec<u16>> = Vec::new();
+    let mut tiers: Vec<Vec<AtomicU16>> = Vec::new();
     for eaten in (0..shape.target).rev() {
         if progress.cancelled() {
             break;
@@ -477,7 +532,7 @@ pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved
         progress.tier(eaten);
         let goats = shape.goats_on_board(eaten);
         let len = indexer.tier_len(goats) as u32;
-        let below: &[u16] = tiers.last().map(Vec::as_slice).unwrap_or(&[]);
+        let below: &[AtomicU16] = tiers.last().map(Vec::as_slice).unwrap_or(&[]);
         let tier = Tier {
             indexer,
             goats,
@@ -487,11 +542,10 @@ pub fn solve(shape: Shape, indexer: &Indexer, progress: &dyn Progress) -> Solved
                 .map(|rank| crate::index::unrank_set(rank, crate::index::minor_count(goats)))
                 .collect(),
             below,
-            values: (0..2 * len as usize).map(|_| AtomicU16::new(0)).collect(),
+            values: zeroed(2 * len as usize, progress),
         };
         tier.solve(progress);
-        let values = tier.values.into_iter().map(AtomicU16::into_inner).collect();
-        tiers.push(values);
+        tiers.push(tier.values);
     }
     tiers.reverse();
     Solved { tiers }

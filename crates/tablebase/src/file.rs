@@ -6,6 +6,7 @@
 
 use std::io;
 
+use crate::build::STEP_BYTES;
 use crate::Shape;
 
 /// Bytes before the values.
@@ -15,29 +16,38 @@ const VERSION: u32 = 1;
 
 /// A fast 64-bit checksum of the values, eight bytes at a time.
 pub(crate) fn checksum(values: &[u8]) -> u64 {
+    checksum_in_steps(values, || {})
+}
+
+/// [`checksum`], calling `between` before each [`STEP_BYTES`] of it.
+fn checksum_in_steps(values: &[u8], mut between: impl FnMut()) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut chunks = values.chunks_exact(8);
     let mut h = values.len() as u64;
-    for chunk in &mut chunks {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        h = (h.rotate_left(23) ^ w).wrapping_mul(K);
+    let (words, rest) = values.split_at(values.len() / 8 * 8);
+    for step in words.chunks(STEP_BYTES) {
+        between();
+        for chunk in step.chunks_exact(8) {
+            let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            h = (h.rotate_left(23) ^ w).wrapping_mul(K);
+        }
     }
-    for &b in chunks.remainder() {
+    for &b in rest {
         h = (h.rotate_left(23) ^ b as u64).wrapping_mul(K);
     }
     h ^ h >> 29
 }
 
-/// The whole file for `values`.
-pub(crate) fn encode(shape: Shape, values: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(HEADER + values.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&[shape.goats as u8, shape.target as u8, 0, 0]);
-    bytes.extend_from_slice(&(values.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&checksum(values).to_le_bytes());
-    bytes.extend_from_slice(values);
-    bytes
+/// The whole file: `bytes` holds [`HEADER`] bytes of room, then the
+/// values; the header is written over the room. `between` is called
+/// between the steps of the checksum.
+pub(crate) fn seal(shape: Shape, bytes: &mut [u8], between: impl FnMut()) {
+    let (header, values) = bytes.split_at_mut(HEADER);
+    let sum = checksum_in_steps(values, between);
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    header[12..16].copy_from_slice(&[shape.goats as u8, shape.target as u8, 0, 0]);
+    header[16..24].copy_from_slice(&(values.len() as u64).to_le_bytes());
+    header[24..32].copy_from_slice(&sum.to_le_bytes());
 }
 
 fn invalid(why: String) -> io::Error {

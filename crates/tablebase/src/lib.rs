@@ -31,6 +31,7 @@ pub mod symmetry;
 
 use std::io;
 use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
 
 use baghchal_rules::{Bitboard, Phase, Position, Side};
 
@@ -108,23 +109,35 @@ impl Tablebase {
     /// [`io::ErrorKind::Interrupted`] when `progress` is cancelled.
     pub fn build_shape(shape: Shape, progress: &dyn Progress) -> io::Result<Tablebase> {
         let indexer = Indexer::new();
-        let solved = build::solve(shape, &indexer, progress);
-        if progress.cancelled() {
-            return Err(io::Error::new(
+        let cancelled = || {
+            io::Error::new(
                 io::ErrorKind::Interrupted,
                 "the tablebase build was cancelled",
-            ));
+            )
+        };
+        let solved = build::solve(shape, &indexer, progress);
+        if progress.cancelled() {
+            return Err(cancelled());
         }
-        let mut values = Vec::with_capacity(solved.tiers.iter().map(Vec::len).sum());
-        for tier in &solved.tiers {
-            for &v in tier {
-                let byte = u8::try_from(v).map_err(|_| {
-                    io::Error::other(format!("a distance of {} plies does not fit", v - 1))
-                })?;
-                values.push(byte);
+        // The file's bytes, a step at a time, each tier dropped once copied.
+        let mut bytes = Vec::with_capacity(expected_len(shape, &indexer));
+        bytes.resize(file::HEADER, 0);
+        for tier in solved.tiers {
+            for step in tier.chunks(build::STEP_BYTES) {
+                progress.pause();
+                if progress.cancelled() {
+                    return Err(cancelled());
+                }
+                for v in step {
+                    let v = v.load(Relaxed);
+                    let byte = u8::try_from(v).map_err(|_| {
+                        io::Error::other(format!("a distance of {} plies does not fit", v - 1))
+                    })?;
+                    bytes.push(byte);
+                }
             }
         }
-        let bytes = file::encode(shape, &values);
+        file::seal(shape, &mut bytes, || progress.pause());
         Ok(Tablebase::from_bytes(shape, indexer, bytes))
     }
 

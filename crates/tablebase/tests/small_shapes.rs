@@ -440,3 +440,74 @@ fn a_build_cancelled_midway_fails_as_interrupted() {
         .expect("a cancelled build fails");
     assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
 }
+
+/// Counts the pauses between steps; cancels the build at the `cancel_at`th.
+struct Pauses {
+    count: std::sync::atomic::AtomicU64,
+    cancel_at: u64,
+}
+
+impl Pauses {
+    fn count(&self) -> u64 {
+        self.count.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Progress for Pauses {
+    fn tier(&self, _eaten: u32) {}
+    fn advance(&self, _n: u64) {}
+    fn cancelled(&self) -> bool {
+        self.count() >= self.cancel_at
+    }
+    fn pause(&self) {
+        self.count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// The file's bytes of a tablebase.
+fn file_bytes(tb: &Tablebase, name: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("baghchal-tb-pause-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    tb.save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    bytes
+}
+
+#[test]
+fn a_build_pauses_between_its_steps_and_gives_the_same_tablebase() {
+    let shape = Shape {
+        goats: 20,
+        target: 2,
+    };
+    let pauses = Pauses {
+        count: Default::default(),
+        cancel_at: u64::MAX,
+    };
+    let paused = Tablebase::build_shape(shape, &pauses).unwrap();
+    let silent = Tablebase::build_shape(shape, &Silent).unwrap();
+    // Every tier is examined, spread and copied in many steps.
+    assert!(pauses.count() > 100, "{} pauses", pauses.count());
+    assert_eq!(
+        file_bytes(&paused, "paused.tb"),
+        file_bytes(&silent, "silent.tb")
+    );
+}
+
+#[test]
+fn a_build_cancelled_in_a_pause_fails_as_interrupted() {
+    let shape = Shape {
+        goats: 20,
+        target: 2,
+    };
+    let pauses = Pauses {
+        count: Default::default(),
+        cancel_at: 50,
+    };
+    let err = Tablebase::build_shape(shape, &pauses)
+        .err()
+        .expect("a cancelled build fails");
+    assert_eq!(err.kind(), std::io::ErrorKind::Interrupted);
+}
