@@ -56,6 +56,37 @@ const BOARDS = /** @type {const} */ ([1, 2]);
  * @property {HTMLElement} [matchControls] at a two-board table: the new match and its answer
  */
 
+/**
+ * The sentence for an event of one game (an action, a resignation, a
+ * draw offer and its answers, a flag, a claim, an abort), the same at any
+ * table; `null` for the events of the table (rematches) and for an agreed
+ * draw, which the result says.
+ * @param {TableEvent} event
+ * @returns {string | null}
+ */
+function gameEventText(event) {
+  switch (event.kind) {
+    case 'played':
+      return describeAction(event.side, event.action);
+    case 'resigned':
+      return t('announceResigned', { side: sideName(event.side) });
+    case 'draw_offered':
+      return t('announceDrawOffered', { side: sideName(event.side) });
+    case 'draw_declined':
+      return t('announceDrawDeclined', { side: sideName(event.side) });
+    case 'draw_withdrawn':
+      return t('announceDrawWithdrawn', { side: sideName(event.side) });
+    case 'flagged':
+      return t('announceFlagged', { side: sideName(event.side) });
+    case 'claimed':
+      return t(event.result === 'win' ? 'announceClaimedWin' : 'announceClaimedDraw', { side: sideName(event.side) });
+    case 'aborted':
+      return t('announceAborted', { side: sideName(event.side) });
+    default:
+      return null;
+  }
+}
+
 export class TableView {
   /**
    * @param {string} table
@@ -355,35 +386,11 @@ export class TableView {
   announceEvent(event, s, hadResult, placed) {
     /** @type {string[]} */
     const parts = [];
+    const said = gameEventText(event);
+    if (said) parts.push(said);
     switch (event.kind) {
-      case 'played':
-        parts.push(describeAction(event.side, event.action));
-        break;
-      case 'resigned':
-        parts.push(t('announceResigned', { side: sideName(event.side) }));
-        break;
-      case 'draw_offered':
-        parts.push(t('announceDrawOffered', { side: sideName(event.side) }));
-        break;
-      case 'draw_declined':
-        parts.push(t('announceDrawDeclined', { side: sideName(event.side) }));
-        break;
-      case 'draw_withdrawn':
-        parts.push(t('announceDrawWithdrawn', { side: sideName(event.side) }));
-        break;
-      case 'draw_agreed':
-        break;
       case 'rematch_offered':
         parts.push(t('announceRematchOffered', { side: sideName(event.side) }));
-        break;
-      case 'flagged':
-        parts.push(t('announceFlagged', { side: sideName(event.side) }));
-        break;
-      case 'claimed':
-        parts.push(t(event.result === 'win' ? 'announceClaimedWin' : 'announceClaimedDraw', { side: sideName(event.side) }));
-        break;
-      case 'aborted':
-        parts.push(t('announceAborted', { side: sideName(event.side) }));
         break;
       case 'rematch_declined':
         parts.push(t('announceRematchDeclined', { side: sideName(event.side) }));
@@ -1417,33 +1424,9 @@ export class TableView {
     const playing = mode(now) === 'play';
     /** @type {string[]} */
     const parts = [];
+    const said = gameEventText(event);
+    if (said) parts.push(said);
     switch (event.kind) {
-      case 'played':
-        parts.push(describeAction(event.side, event.action));
-        break;
-      case 'resigned':
-        parts.push(t('announceResigned', { side: sideName(event.side) }));
-        break;
-      case 'draw_offered':
-        parts.push(t('announceDrawOffered', { side: sideName(event.side) }));
-        break;
-      case 'draw_declined':
-        parts.push(t('announceDrawDeclined', { side: sideName(event.side) }));
-        break;
-      case 'draw_withdrawn':
-        parts.push(t('announceDrawWithdrawn', { side: sideName(event.side) }));
-        break;
-      case 'flagged':
-        parts.push(t('announceFlagged', { side: sideName(event.side) }));
-        break;
-      case 'claimed':
-        parts.push(t(event.result === 'win' ? 'announceClaimedWin' : 'announceClaimedDraw', { side: sideName(event.side) }));
-        break;
-      case 'aborted':
-        parts.push(t('announceAborted', { side: sideName(event.side) }));
-        break;
-      case 'draw_agreed':
-        break;
       case 'rematch_offered':
         // Stored on both boards: said once, for board 1, and only to the one asked.
         if (n === 1 && mine !== event.side) this.say(mine ? t('announceNewMatchOffered') : t('newMatchPending'));
