@@ -73,7 +73,7 @@ total() {
     sed -n 's/^summary: *//p' "$name.callgrind"
 }
 
-for target in server ceiling; do
+for target in ${TARGETS:-server ceiling}; do
     a=$(total "$target" "$small")
     b=$(total "$target" "$large")
     per=$(( (b - a) / (large - small) ))

@@ -131,7 +131,7 @@ async fn websocket(State(tables): State<Tables>, upgrade: WebSocketUpgrade) -> R
     upgrade
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
-        .read_buffer_size(4 * 1024)
+        .read_buffer_size(512)
         .write_buffer_size(0)
         .on_upgrade(move |socket| serve(socket, tables))
         .into_response()

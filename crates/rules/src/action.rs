@@ -1,6 +1,6 @@
 //! The sides and their actions, with their notation.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use crate::{board, ParseSquareError, Square};
@@ -214,12 +214,17 @@ impl Action {
 impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Action::Place(to) => write!(f, "{to}"),
-            Action::Step { from, to } => write!(f, "{from}-{to}"),
+            Action::Place(to) => f.write_str(to.name()),
+            Action::Step { from, to } => {
+                f.write_str(from.name())?;
+                f.write_char('-')?;
+                f.write_str(to.name())
+            }
             Action::Jump(j) => {
-                write!(f, "{}", j.from())?;
+                f.write_str(j.from().name())?;
                 for land in j.landings() {
-                    write!(f, "x{land}")?;
+                    f.write_char('x')?;
+                    f.write_str(land.name())?;
                 }
                 Ok(())
             }

@@ -81,6 +81,20 @@ impl Square {
         }
     }
 
+    /// The point's name, `a1` to `e5`.
+    ///
+    /// ```
+    /// use baghchal_rules::Square;
+    /// assert_eq!(Square::D2.name(), "d2");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        const NAMES: [&str; 25] = [
+            "a1", "b1", "c1", "d1", "e1", "a2", "b2", "c2", "d2", "e2", "a3", "b3", "c3", "d3",
+            "e3", "a4", "b4", "c4", "d4", "e4", "a5", "b5", "c5", "d5", "e5",
+        ];
+        NAMES[self.0 as usize]
+    }
+
     /// The index, `row * 5 + column`.
     pub const fn index(self) -> usize {
         self.0 as usize
@@ -115,12 +129,9 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            (b'a' + self.column()) as char,
-            (b'1' + self.row()) as char
-        )
+        // Written as a string, not through `write!`: the names of the legal
+        // actions are written for every state the server sends.
+        f.write_str(self.name())
     }
 }
 

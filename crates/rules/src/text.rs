@@ -8,22 +8,23 @@ use crate::{Bitboard, Setup, Side, Square};
 
 impl fmt::Display for Setup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for row in (0..5).rev() {
-            for column in 0..5 {
+        // The board is put together first and written once: the server
+        // writes the position of every state it sends.
+        let mut board = [b'/'; 29];
+        for row in 0..5u8 {
+            for column in 0..5u8 {
                 let sq = Square::from_coords(column, row).expect("on the board");
-                let c = if self.tigers.contains(sq) {
-                    'T'
+                board[usize::from(4 - row) * 6 + usize::from(column)] = if self.tigers.contains(sq)
+                {
+                    b'T'
                 } else if self.goats.contains(sq) {
-                    'G'
+                    b'G'
                 } else {
-                    '.'
+                    b'.'
                 };
-                write!(f, "{c}")?;
-            }
-            if row > 0 {
-                write!(f, "/")?;
             }
         }
+        f.write_str(std::str::from_utf8(&board).map_err(|_| fmt::Error)?)?;
         write!(
             f,
             " {} {} {} {}",

@@ -245,8 +245,12 @@ async fn websocket(
         .max_message_size(ws::READ_LIMIT_BYTES)
         .max_frame_size(ws::READ_LIMIT_BYTES)
         // Small buffers: thousands of sockets, each sending small messages
-        // (the read buffer grows for a larger frame, up to the limit).
-        .read_buffer_size(4 * 1024)
+        // (the read buffer grows for a larger frame, up to the limit). Each
+        // look at the socket zeroes the read buffer's free part first, and a
+        // socket is looked at after every frame it writes: 512 bytes hold
+        // any command a person sends, where 4 KiB cost a tenth of the
+        // server's instructions in zeroing.
+        .read_buffer_size(512)
         .write_buffer_size(0)
         .on_upgrade(move |socket| {
             sockets.track_future(ws::serve(socket, tables, rate, liveness, shutdown))

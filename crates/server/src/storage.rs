@@ -22,12 +22,21 @@ use crate::stats::ActionStage;
 use crate::time::Timestamp;
 use crate::token::TokenHash;
 
+mod sqlite_writer;
+
 /// The database failed, or holds something this server cannot read.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     /// The database driver failed.
     #[error("database: {0}")]
     Database(#[from] sqlx::Error),
+    /// SQLite failed under the writer's own connection.
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The URL names an SQLite database in memory, which the writer's own
+    /// connection cannot share and a restart would lose.
+    #[error("an SQLite database in memory is not supported: name a file (sqlite://FILE?mode=rwc)")]
+    InMemory,
     /// A migration failed.
     #[error("migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -86,30 +95,36 @@ struct Append {
     epoch: Option<u64>,
     /// When it was queued, for the writer's queue time.
     queued: std::time::Instant,
-    done: oneshot::Sender<Result<(), StorageError>>,
+    done: Done,
 }
 
-/// The writer: commits queued appends in batches, in arrival order. If a
-/// batch fails, its appends are retried one by one so that each gets its
-/// own answer.
-/// Once `stop` is cancelled it takes no more appends, commits those
-/// already queued and ends.
-async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: CancellationToken) {
+/// Where an append's answer goes.
+type Done = oneshot::Sender<Result<(), StorageError>>;
+
+/// What the writer's queue carries.
+enum Job {
+    Append(Append),
+    /// Take no more appends; commit those queued, then end.
+    Stop,
+}
+
+/// The PostgreSQL writer: commits queued appends in batches, in arrival
+/// order. If a batch fails, its appends are retried one by one so that
+/// each gets its own answer. (SQLite has its own, [`sqlite_writer`].)
+async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    loop {
-        let first = tokio::select! {
-            biased;
-            first = queue.recv() => first,
-            () = stop.cancelled(), if !queue.is_closed() => {
+    while let Some(job) = queue.recv().await {
+        match job {
+            Job::Append(append) => batch.push(append),
+            Job::Stop => {
                 queue.close();
                 continue;
             }
-        };
-        let Some(first) = first else { break };
-        batch.push(first);
+        }
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
-                Ok(next) => batch.push(next),
+                Ok(Job::Append(append)) => batch.push(append),
+                Ok(Job::Stop) => queue.close(),
                 Err(_) => break,
             }
         }
@@ -117,7 +132,7 @@ async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: Canc
         for append in &batch {
             crate::stats::stage(ActionStage::StorageQueue, started - append.queued);
         }
-        match pool.append(&batch).await {
+        match append(&pool, &batch).await {
             Ok(()) => {
                 crate::stats::committed(batch.len(), started.elapsed());
                 for append in batch.drain(..) {
@@ -131,9 +146,9 @@ async fn write_batches(pool: Pool, mut queue: mpsc::Receiver<Append>, stop: Canc
             }
             Err(e) => {
                 tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
-                for append in batch.drain(..) {
-                    let result = pool.append(std::slice::from_ref(&append)).await;
-                    let _ = append.done.send(result);
+                for one in batch.drain(..) {
+                    let result = append(&pool, std::slice::from_ref(&one)).await;
+                    let _ = one.done.send(result);
                 }
             }
         }
@@ -166,23 +181,21 @@ async fn checkpoint_wal(pool: SqlitePool, stop: CancellationToken) {
     }
 }
 
-impl Pool {
-    /// Stores `batch` in one transaction.
-    async fn append(&self, batch: &[Append]) -> Result<(), StorageError> {
-        // Table rows are locked in one order (by id), as renewals lock
-        // them: no deadlock between the two. The sort is stable, so each
-        // table's events keep their order.
-        let mut ordered: Vec<&Append> = batch.iter().collect();
-        ordered.sort_by(|a, b| a.table.cmp(&b.table));
-        if ordered.iter().all(|append| append.epoch.is_none()) {
-            return self.append_unowned(&ordered).await;
-        }
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            for append in ordered {
-                let Some(epoch) = append.epoch else {
-                    for event in &append.events {
-                        sqlx::query(
+/// Stores `batch` in one transaction on PostgreSQL.
+async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), StorageError> {
+    // Table rows are locked in one order (by id), as renewals lock
+    // them: no deadlock between the two. The sort is stable, so each
+    // table's events keep their order.
+    let mut ordered: Vec<&Append> = batch.iter().collect();
+    ordered.sort_by(|a, b| a.table.cmp(&b.table));
+    if ordered.iter().all(|append| append.epoch.is_none()) {
+        return append_unowned(pool, &ordered).await;
+    }
+    let mut tx = pool.begin().await?;
+    for append in ordered {
+        let Some(epoch) = append.epoch else {
+            for event in &append.events {
+                sqlx::query(
                             "INSERT INTO events (table_id, version, kind, side, action, player, \
                              client_id, created_at, board) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                         )
@@ -197,123 +210,130 @@ impl Pool {
                         .bind(event.board)
                         .execute(&mut *tx)
                         .await?;
-                    }
-                    sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
-                        .bind(i64::from(append.active))
-                        .bind(&append.table)
-                        .execute(&mut *tx)
-                        .await?;
-                    continue;
-                };
-                // The row lock taken here orders this append against a
-                // takeover, which raises the epoch under the same lock.
-                let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
-                let owned = sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND epoch = $3")
-                    .bind(i64::from(append.active))
-                    .bind(&append.table)
-                    .bind(epoch)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if owned != 1 {
-                    return Err(StorageError::Fenced);
-                }
-                for event in &append.events {
-                    sqlx::query(
-                        "INSERT INTO events (table_id, version, kind, side, action, player, \
+            }
+            sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
+                .bind(i64::from(append.active))
+                .bind(&append.table)
+                .execute(&mut *tx)
+                .await?;
+            continue;
+        };
+        // The row lock taken here orders this append against a
+        // takeover, which raises the epoch under the same lock.
+        let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
+        let owned = sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND epoch = $3")
+            .bind(i64::from(append.active))
+            .bind(&append.table)
+            .bind(epoch)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if owned != 1 {
+            return Err(StorageError::Fenced);
+        }
+        for event in &append.events {
+            sqlx::query(
+                "INSERT INTO events (table_id, version, kind, side, action, player, \
                          client_id, created_at, epoch, board) \
                          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                    )
-                    .bind(&append.table)
-                    .bind(version_of(&append.table, event)?)
-                    .bind(event.kind.as_str())
-                    .bind(event.side)
-                    .bind(event.action.as_deref())
-                    .bind(event.player)
-                    .bind(event.client_id.as_deref())
-                    .bind(event.at)
-                    .bind(epoch)
-                    .bind(event.board)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-            }
-            tx.commit().await?;
-        });
-        Ok(())
+            )
+            .bind(&append.table)
+            .bind(version_of(&append.table, event)?)
+            .bind(event.kind.as_str())
+            .bind(event.side)
+            .bind(event.action.as_deref())
+            .bind(event.player)
+            .bind(event.client_id.as_deref())
+            .bind(event.at)
+            .bind(epoch)
+            .bind(event.board)
+            .execute(&mut *tx)
+            .await?;
+        }
     }
+    tx.commit().await?;
+    Ok(())
+}
 
-    /// Stores appends made without a lease (one node) in one transaction
-    /// of a few statements, whatever their number: the events in
-    /// multi-row inserts, then each table's `active` flag as its last
-    /// event left it, in one update for each value. Statement by
-    /// statement, each of them a round trip to the database's thread, the
-    /// writer spent most of its time on the trips.
-    async fn append_unowned(&self, ordered: &[&Append]) -> Result<(), StorageError> {
-        let rows = ordered
-            .iter()
-            .flat_map(|append| {
-                append
-                    .events
-                    .iter()
-                    .map(move |event| (append.table.as_str(), event))
-            })
-            .map(|(table, event)| Ok((table, event, version_of(table, event)?)))
-            .collect::<Result<Vec<(&str, &StoredEvent, i64)>, StorageError>>()?;
-        // Sorted by table, so a table's last append is the last of its run.
-        let mut active = Vec::new();
-        let mut inactive = Vec::new();
-        for (i, append) in ordered.iter().enumerate() {
-            let last_of_table = ordered
-                .get(i + 1)
-                .is_none_or(|next| next.table != append.table);
-            if last_of_table {
-                if append.active {
-                    active.push(append.table.as_str());
-                } else {
-                    inactive.push(append.table.as_str());
-                }
+/// Stores appends made without a lease (one node) in one transaction
+/// of a few statements, whatever their number: the events in
+/// multi-row inserts, then each table's `active` flag as its last
+/// event left it, in one update for each value. Statement by
+/// statement, each of them a round trip to the database's thread, the
+/// writer spent most of its time on the trips.
+async fn append_unowned(pool: &PgPool, ordered: &[&Append]) -> Result<(), StorageError> {
+    let rows = ordered
+        .iter()
+        .flat_map(|append| {
+            append
+                .events
+                .iter()
+                .map(move |event| (append.table.as_str(), event))
+        })
+        .map(|(table, event)| Ok((table, event, version_of(table, event)?)))
+        .collect::<Result<Vec<(&str, &StoredEvent, i64)>, StorageError>>()?;
+    // Sorted by table, so a table's last append is the last of its run.
+    let mut active = Vec::new();
+    let mut inactive = Vec::new();
+    for (i, append) in ordered.iter().enumerate() {
+        let last_of_table = ordered
+            .get(i + 1)
+            .is_none_or(|next| next.table != append.table);
+        if last_of_table {
+            if append.active {
+                active.push(append.table.as_str());
+            } else {
+                inactive.push(append.table.as_str());
             }
         }
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            for rows in rows.chunks(ROWS_PER_INSERT) {
-                let mut insert = sqlx::QueryBuilder::new(
-                    "INSERT INTO events (table_id, version, kind, side, action, player, \
-                     client_id, created_at, board) ",
-                );
-                insert.push_values(rows, |mut row, &(table, event, version)| {
-                    row.push_bind(table)
-                        .push_bind(version)
-                        .push_bind(event.kind.as_str())
-                        .push_bind(event.side)
-                        .push_bind(event.action.as_deref())
-                        .push_bind(event.player)
-                        .push_bind(event.client_id.as_deref())
-                        .push_bind(event.at)
-                        .push_bind(event.board);
-                });
-                insert.build().execute(&mut *tx).await?;
-            }
-            for (flag, tables) in [(1_i64, &active), (0_i64, &inactive)] {
-                for tables in tables.chunks(ROWS_PER_INSERT) {
-                    let mut update = sqlx::QueryBuilder::new("UPDATE tables SET active = ");
-                    update.push_bind(flag);
-                    update.push(" WHERE active <> ");
-                    update.push_bind(flag);
-                    update.push(" AND id IN (");
-                    let mut ids = update.separated(", ");
-                    for table in tables {
-                        ids.push_bind(*table);
-                    }
-                    update.push(")");
-                    update.build().execute(&mut *tx).await?;
-                }
-            }
-            tx.commit().await?;
-        });
-        Ok(())
     }
+    let mut tx = pool.begin().await?;
+    for rows in rows.chunks(ROWS_PER_INSERT) {
+        let mut insert = sqlx::QueryBuilder::new(
+            "INSERT INTO events (table_id, version, kind, side, action, player, \
+                     client_id, created_at, board) ",
+        );
+        insert.push_values(rows, |mut row, &(table, event, version)| {
+            row.push_bind(table)
+                .push_bind(version)
+                .push_bind(event.kind.as_str())
+                .push_bind(event.side)
+                .push_bind(event.action.as_deref())
+                .push_bind(event.player)
+                .push_bind(event.client_id.as_deref())
+                .push_bind(event.at)
+                .push_bind(event.board);
+        });
+        insert.build().execute(&mut *tx).await?;
+    }
+    for (flag, tables) in [(1_i64, &active), (0_i64, &inactive)] {
+        for tables in tables.chunks(ROWS_PER_INSERT) {
+            let mut update = sqlx::QueryBuilder::new("UPDATE tables SET active = ");
+            update.push_bind(flag);
+            update.push(" WHERE active <> ");
+            update.push_bind(flag);
+            update.push(" AND id IN (");
+            let mut ids = update.separated(", ");
+            for table in tables {
+                ids.push_bind(*table);
+            }
+            update.push(")");
+            update.build().execute(&mut *tx).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Whether an SQLite `url` names a database in memory: `sqlite::memory:`,
+/// or any name with `mode=memory`.
+fn is_in_memory(url: &str) -> bool {
+    let (database, params) = url.split_once('?').unwrap_or((url, ""));
+    let database = database
+        .strip_prefix("sqlite://")
+        .or_else(|| database.strip_prefix("sqlite:"))
+        .unwrap_or(database);
+    database == ":memory:" || params.split('&').any(|param| param == "mode=memory")
 }
 
 /// Rows in one multi-row insert (9 parameters each: far under SQLite's
@@ -332,11 +352,11 @@ fn version_of(table: &str, event: &StoredEvent) -> Result<i64, StorageError> {
 #[derive(Clone, Debug)]
 pub struct Storage {
     pool: Pool,
-    /// The queue of the writer task, which commits events in batches.
-    writer: mpsc::Sender<Append>,
-    /// The writer task.
+    /// The queue of the writer, which commits events in batches.
+    writer: mpsc::Sender<Job>,
+    /// The writer, and SQLite's checkpoints.
     tasks: TaskTracker,
-    /// Cancelled to stop the writer.
+    /// Cancelled to stop the checkpoints.
     stop: CancellationToken,
 }
 
@@ -533,6 +553,9 @@ impl Storage {
     /// Connects to `url` (`sqlite://...` or `postgres://...`) and runs the
     /// migrations.
     pub async fn connect(url: &str) -> Result<Storage, StorageError> {
+        let (writer, queue) = mpsc::channel(4 * MAX_BATCH);
+        let tasks = TaskTracker::new();
+        let stop = CancellationToken::new();
         let pool = if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)?
                 .journal_mode(SqliteJournalMode::Wal)
@@ -543,11 +566,22 @@ impl Storage {
                 // Checkpoints run from their own task (`checkpoint_wal`),
                 // not inside whichever commit crosses the WAL's size.
                 .pragma("wal_autocheckpoint", "0");
+            if is_in_memory(url) {
+                return Err(StorageError::InMemory);
+            }
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
-                .connect_with(options)
+                .connect_with(options.clone())
                 .await?;
             sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+            let file = options.get_filename().to_owned();
+            let conn = tokio::task::spawn_blocking(move || sqlite_writer::open(&file))
+                .await
+                .map_err(|_| StorageError::Closed)??;
+            let (answers, to_answer) = mpsc::unbounded_channel();
+            tasks.spawn(sqlite_writer::answer(to_answer));
+            tasks.spawn_blocking(move || sqlite_writer::run(conn, queue, answers));
+            tasks.spawn(checkpoint_wal(pool.clone(), stop.clone()));
             Pool::Sqlite(pool)
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let options = PgConnectOptions::from_str(url)?;
@@ -559,17 +593,11 @@ impl Storage {
             sqlx::migrate!("../../migrations/postgres")
                 .run(&pool)
                 .await?;
+            tasks.spawn(write_batches(pool.clone(), queue));
             Pool::Postgres(pool)
         } else {
             return Err(StorageError::UnsupportedUrl);
         };
-        let (writer, queue) = mpsc::channel(4 * MAX_BATCH);
-        let tasks = TaskTracker::new();
-        let stop = CancellationToken::new();
-        tasks.spawn(write_batches(pool.clone(), queue, stop.clone()));
-        if let Pool::Sqlite(sqlite) = &pool {
-            tasks.spawn(checkpoint_wal(sqlite.clone(), stop.clone()));
-        }
         tasks.close();
         Ok(Storage {
             pool,
@@ -590,6 +618,8 @@ impl Storage {
     /// Stops the writer once it has committed what is queued, then closes
     /// the pool, waiting for connections to finish.
     pub async fn close(&self) {
+        // Appends queued before the stop are committed; later ones fail.
+        let _ = self.writer.send(Job::Stop).await;
         self.stop.cancel();
         self.tasks.wait().await;
         on_pool!(&self.pool, pool => pool.close().await)
@@ -747,7 +777,7 @@ impl Storage {
             done,
         };
         self.writer
-            .send(append)
+            .send(Job::Append(append))
             .await
             .map_err(|_| StorageError::Closed)?;
         result.await.map_err(|_| StorageError::Closed)?
@@ -1117,6 +1147,31 @@ mod tests {
             stored.at,
             stored.board,
         )
+    }
+
+    #[test]
+    fn a_database_in_memory_is_told_apart_from_a_file() {
+        for url in [
+            "sqlite::memory:",
+            "sqlite://:memory:",
+            "sqlite://games.db?mode=memory",
+            "sqlite:games.db?cache=shared&mode=memory",
+        ] {
+            assert!(is_in_memory(url), "{url}");
+        }
+        for url in [
+            "sqlite://baghchal.db?mode=rwc",
+            "sqlite:///var/lib/baghchal/memory.db",
+            "sqlite://baghchal.db",
+        ] {
+            assert!(!is_in_memory(url), "{url}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_database_in_memory_is_refused_by_name() {
+        let refused = Storage::connect("sqlite::memory:").await;
+        assert!(matches!(refused, Err(StorageError::InMemory)));
     }
 
     #[test]

@@ -203,17 +203,19 @@ impl Connection {
     }
 
     async fn serve(&mut self) -> End {
+        // One liveness timer for the socket's life, looked at only when it
+        // fires: a message moves `heard` on, and a timer that fires early
+        // for the silence it watches is set again for the rest. Setting a
+        // timer on every message costs the timer wheel's lock twice per
+        // frame, for a deadline that is seconds away.
         let mut heard = Instant::now();
         let mut pinged = false;
+        let shutdown = self.shutdown.clone();
+        let shutdown = shutdown.cancelled();
+        tokio::pin!(shutdown);
+        let check = tokio::time::sleep_until(heard + self.liveness.ping_after);
+        tokio::pin!(check);
         loop {
-            // The next look at a silent socket: time to ping it, or (once
-            // pinged) to give up on it.
-            let check = heard
-                + if pinged {
-                    self.liveness.give_up_after
-                } else {
-                    self.liveness.ping_after
-                };
             let outgoing = async {
                 match &mut self.joined {
                     Some(joined) => joined.inbox.recv().await,
@@ -222,13 +224,25 @@ impl Connection {
             };
             tokio::select! {
                 biased;
-                _ = self.shutdown.cancelled() => return End::Close(CloseCode::ShuttingDown),
-                () = tokio::time::sleep_until(check) => {
+                () = &mut shutdown => return End::Close(CloseCode::ShuttingDown),
+                () = &mut check => {
+                    // The silence allowed: until a ping, then until giving up.
+                    let due = heard
+                        + if pinged {
+                            self.liveness.give_up_after
+                        } else {
+                            self.liveness.ping_after
+                        };
+                    if Instant::now() < due {
+                        check.as_mut().reset(due);
+                        continue;
+                    }
                     if pinged {
                         tracing::info!("no answer to pings");
                         return End::Close(CloseCode::Unresponsive);
                     }
                     pinged = true;
+                    check.as_mut().reset(heard + self.liveness.give_up_after);
                     if self.socket.send(Message::Ping(Default::default())).await.is_err() {
                         return End::Gone;
                     }

@@ -4,7 +4,7 @@
 
 use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
 use baghchal_server::options::TableOptions;
-use baghchal_server::play::{Event, Logged};
+use baghchal_server::play::{Event, Logged, Player};
 use baghchal_server::storage::{Storage, TableRow};
 use baghchal_server::time::Timestamp;
 use baghchal_server::token::{self, Token};
@@ -142,3 +142,96 @@ async fn a_series_table_reads_back_its_format_as_another_node_would_load_it(db: 
     storage.close().await;
 }
 on_both!(a_series_table_reads_back_its_format_as_another_node_would_load_it);
+
+/// A database written before each table's events were clustered in one
+/// B-tree keeps them through that migration: they read back as written,
+/// and the table takes new ones after them.
+#[tokio::test]
+async fn events_stored_before_the_clustered_layout_survive_its_migration() {
+    let db = TestDb::sqlite();
+    // The database as the migrations before that one left it.
+    let earlier = std::env::temp_dir().join(format!(
+        "baghchal-migrations-{}",
+        token::table_id().unwrap()
+    ));
+    std::fs::create_dir(&earlier).unwrap();
+    let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/sqlite");
+    for file in std::fs::read_dir(&all).unwrap() {
+        let file = file.unwrap();
+        if file.file_name().to_string_lossy().as_ref() < "20261203180000" {
+            std::fs::copy(file.path(), earlier.join(file.file_name())).unwrap();
+        }
+    }
+    let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+    sqlx::migrate::Migrator::new(earlier.as_path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO tables (id, created_at, opponent, host_side, spectator_seats, goats_to_win, \
+         first_side, multi_jump, three_tigers, repetition, ply_limit, active) \
+         VALUES ('old', 0, 'friend', 'goats', 0, 5, 'goats', 0, 0, 'forbid', 400, 1)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO events (table_id, version, kind, side, action, player, client_id, created_at) \
+         VALUES ('old', 1, 'played', 'goats', 'c3', 'host', 'a', 10), \
+                ('old', 2, 'played', 'tigers', 'a1-b2', 'guest', NULL, 20)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    std::fs::remove_dir_all(&earlier).unwrap();
+
+    let storage = Storage::connect(&db.url).await.unwrap();
+    storage
+        .append_event("old", &resigned(3), false, None)
+        .await
+        .unwrap();
+    let played = |version: u64, side, action: &str, player, client_id: Option<&str>, at| Logged {
+        version,
+        event: Event::Played {
+            side,
+            action: action.parse().unwrap(),
+        },
+        player: Some(player),
+        client_id: client_id.map(str::to_owned),
+        at: Timestamp::from_millis(at),
+        board: 1,
+    };
+    assert_eq!(
+        storage.events("old").await.unwrap(),
+        vec![
+            played(
+                1,
+                baghchal_rules::Side::Goat,
+                "c3",
+                Player::Host,
+                Some("a"),
+                10
+            ),
+            played(
+                2,
+                baghchal_rules::Side::Tiger,
+                "a1-b2",
+                Player::Guest,
+                None,
+                20
+            ),
+            resigned(3),
+        ]
+    );
+    storage.close().await;
+    let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+    let (sql,): (String,) =
+        sqlx::query_as("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert!(sql.contains("WITHOUT ROWID"), "{sql}");
+}

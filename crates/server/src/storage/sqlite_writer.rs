@@ -1,0 +1,158 @@
+//! The SQLite writer: one connection, on a thread of its own, that
+//! commits the queued appends of every table in one transaction a batch.
+//!
+//! Through sqlx every statement of a batch was a round trip between the
+//! async writer and sqlx's connection thread (a wake-up each way), and a
+//! multi-row insert of each batch size was a statement of its own to
+//! prepare. Here a batch crosses threads once: the thread runs its
+//! prepared statements on a connection nothing else uses (so its page
+//! cache stays warm), syncs the commit and answers every append.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
+use tokio::sync::mpsc;
+
+use super::{version_of, Append, Done, Job, StorageError, MAX_BATCH};
+use crate::stats::ActionStage;
+
+/// The writer's page cache: the leaves where each active table's next
+/// events go, so that an insert reads no page back from the file. 16 MiB
+/// holds some 4,000 of them.
+const CACHE_KIB: u32 = 16 * 1024;
+
+/// Opens the writer's connection to the database file at `path`, which
+/// the migrations have set up, with the settings every commit relies on.
+pub(super) fn open(path: &Path) -> Result<Connection, StorageError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.execute_batch(&format!(
+        // A commit is on disk before it is acknowledged (`FULL`);
+        // checkpoints run from their own task, never inside a commit; the
+        // statement journal of a failing insert stays in memory.
+        "PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = FULL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA wal_autocheckpoint = 0;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -{CACHE_KIB};"
+    ))?;
+    Ok(conn)
+}
+
+/// The answers to one batch's appends.
+pub(super) type Answers = Vec<(Done, Result<(), StorageError>)>;
+
+/// Hands each append its answer, from a task of the runtime: woken from
+/// the writer's thread once per batch, it wakes every table of the batch
+/// on a worker's own queue. (A table woken from the writer's thread
+/// directly waits in the runtime's shared queue, which the workers look at
+/// only now and then while their own queues are full, and under load
+/// that cost the tail tens of milliseconds.)
+pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
+    while let Some(batch) = answers.recv().await {
+        for (done, result) in batch {
+            let _ = done.send(result);
+        }
+    }
+}
+
+/// Commits batches from `queue` until it is stopped and drained, and
+/// sends their answers to [`answer`]. If a batch fails, its appends are
+/// retried one by one so that each gets its own answer.
+pub(super) fn run(
+    mut conn: Connection,
+    mut queue: mpsc::Receiver<Job>,
+    answers: mpsc::UnboundedSender<Answers>,
+) {
+    let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
+    while let Some(job) = queue.blocking_recv() {
+        match job {
+            Job::Append(append) => batch.push(append),
+            Job::Stop => {
+                queue.close();
+                continue;
+            }
+        }
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(Job::Append(append)) => batch.push(append),
+                Ok(Job::Stop) => queue.close(),
+                Err(_) => break,
+            }
+        }
+        let started = Instant::now();
+        for append in &batch {
+            crate::stats::stage(ActionStage::StorageQueue, started - append.queued);
+        }
+        let answered: Answers = match commit(&mut conn, &batch) {
+            Ok(()) => {
+                crate::stats::committed(batch.len(), started.elapsed());
+                batch
+                    .drain(..)
+                    .map(|append| (append.done, Ok(())))
+                    .collect()
+            }
+            Err(e) if batch.len() == 1 => batch
+                .pop()
+                .map(|append| (append.done, Err(e)))
+                .into_iter()
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
+                batch
+                    .drain(..)
+                    .map(|append| {
+                        let result = commit(&mut conn, std::slice::from_ref(&append));
+                        (append.done, result)
+                    })
+                    .collect()
+            }
+        };
+        let _ = answers.send(answered);
+    }
+}
+
+/// Stores `batch` in one transaction: every event, then each table's
+/// `active` flag as its last append left it.
+fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
+    if batch.iter().any(|append| append.epoch.is_some()) {
+        return Err(StorageError::NeedsPostgres);
+    }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut active: HashMap<&str, bool> = HashMap::with_capacity(batch.len());
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
+             created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for append in batch {
+            for event in &append.events {
+                insert.execute(params![
+                    append.table,
+                    version_of(&append.table, event)?,
+                    event.kind.as_str(),
+                    event.side,
+                    event.action,
+                    event.player,
+                    event.client_id,
+                    event.at,
+                    event.board,
+                ])?;
+            }
+            active.insert(&append.table, append.active);
+        }
+        let mut update =
+            tx.prepare_cached("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?;
+        for (table, active) in active {
+            update.execute(params![i64::from(active), table])?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
