@@ -32,6 +32,7 @@ use baghchal_protocol::{
     PROTOCOL_VERSION,
 };
 use clap::Parser;
+use futures_util::SinkExt;
 use tokio::sync::mpsc;
 
 /// Serve the protocol of the Bagh-Chal table server with no rules, no
@@ -47,6 +48,9 @@ struct Args {
 /// Messages a subscriber's outbox holds before it counts as too slow
 /// (the table server's own outbox length).
 const OUTBOX_LEN: usize = 256;
+
+/// Frames a socket writes at once at most (the table server's).
+const WRITE_AT_ONCE: usize = 8;
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
@@ -132,7 +136,7 @@ async fn websocket(State(tables): State<Tables>, upgrade: WebSocketUpgrade) -> R
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .read_buffer_size(512)
-        .write_buffer_size(0)
+        .write_buffer_size(64 * 1024)
         .on_upgrade(move |socket| serve(socket, tables))
         .into_response()
 }
@@ -154,7 +158,9 @@ async fn serve(mut socket: WebSocket, tables: Tables) {
             biased;
             out = outgoing => match out {
                 Some(text) => {
-                    if socket.send(Message::Text(text)).await.is_err() {
+                    if socket.feed(Message::Text(text)).await.is_err()
+                        || write_queued(&mut socket, &mut joined).await.is_err()
+                    {
                         break;
                     }
                 }
@@ -172,14 +178,33 @@ async fn serve(mut socket: WebSocket, tables: Tables) {
                 };
                 for reply in replies {
                     let Ok(text) = serde_json::to_string(&reply) else { break };
-                    if socket.send(Message::Text(text.into())).await.is_err() {
+                    if socket.feed(Message::Text(text.into())).await.is_err() {
                         return leave(conn, joined);
                     }
+                }
+                if write_queued(&mut socket, &mut joined).await.is_err() {
+                    break;
                 }
             }
         }
     }
     leave(conn, joined);
+}
+
+/// Feeds what the outbox holds by now (up to the table server's eight
+/// frames) after what was fed already, and writes it all at once, as the
+/// table server does.
+async fn write_queued(
+    socket: &mut WebSocket,
+    joined: &mut Option<(Arc<Table>, mpsc::Receiver<Utf8Bytes>)>,
+) -> Result<(), axum::Error> {
+    if let Some((_, inbox)) = joined {
+        for _ in 1..WRITE_AT_ONCE {
+            let Ok(text) = inbox.try_recv() else { break };
+            socket.feed(Message::Text(text)).await?;
+        }
+    }
+    socket.flush().await
 }
 
 /// What one client message asks for: the replies to this socket. Events

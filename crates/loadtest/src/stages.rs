@@ -14,10 +14,12 @@ use std::collections::BTreeMap;
 const METRIC: &str = "baghchal_action_stage_seconds";
 
 /// The stages in the order an action passes through them.
-const ORDER: [&str; 6] = [
+const ORDER: [&str; 8] = [
     "to_table",
     "decide",
     "storage_queue",
+    "commit",
+    "wake",
     "store",
     "broadcast",
     "to_socket",

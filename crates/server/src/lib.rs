@@ -251,7 +251,7 @@ async fn websocket(
         // any command a person sends, where 4 KiB cost a tenth of the
         // server's instructions in zeroing.
         .read_buffer_size(512)
-        .write_buffer_size(0)
+        .write_buffer_size(ws::WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| {
             sockets.track_future(ws::serve(socket, tables, rate, liveness, shutdown))
         })

@@ -154,6 +154,10 @@ pub enum ActionStage {
     Decide,
     /// In the writer's queue, until its batch starts to commit.
     StorageQueue,
+    /// Its batch's commit, on disk (one sample per action of the batch).
+    Commit,
+    /// From the commit's end until the table's task runs again.
+    Wake,
     /// From handing it to the writer until the table's task runs again
     /// with the commit done: the queue, the commit and the wake-up.
     Store,
@@ -168,10 +172,12 @@ pub enum ActionStage {
 
 impl ActionStage {
     /// Every stage, in path order (and in the order of their values).
-    const ALL: [ActionStage; 6] = [
+    const ALL: [ActionStage; 8] = [
         ActionStage::ToTable,
         ActionStage::Decide,
         ActionStage::StorageQueue,
+        ActionStage::Commit,
+        ActionStage::Wake,
         ActionStage::Store,
         ActionStage::Broadcast,
         ActionStage::ToSocket,
@@ -182,6 +188,8 @@ impl ActionStage {
             ActionStage::ToTable => "to_table",
             ActionStage::Decide => "decide",
             ActionStage::StorageQueue => "storage_queue",
+            ActionStage::Commit => "commit",
+            ActionStage::Wake => "wake",
             ActionStage::Store => "store",
             ActionStage::Broadcast => "broadcast",
             ActionStage::ToSocket => "to_socket",
@@ -195,7 +203,7 @@ impl ActionStage {
 /// looked up in the recorder once, after the recorder is installed, and
 /// kept.
 pub fn stage(stage: ActionStage, took: Duration) {
-    static HISTOGRAMS: OnceLock<[metrics::Histogram; 6]> = OnceLock::new();
+    static HISTOGRAMS: OnceLock<[metrics::Histogram; ActionStage::ALL.len()]> = OnceLock::new();
     let histograms = HISTOGRAMS.get_or_init(|| {
         handle();
         ActionStage::ALL.map(|stage| histogram!(STAGE_METRIC, "stage" => stage.label()))

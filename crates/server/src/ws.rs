@@ -75,6 +75,15 @@ impl Default for Liveness {
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
+/// Frames a socket writes at once at most, of those its table queued.
+const WRITE_AT_ONCE: usize = 8;
+
+/// The socket's write buffer: frames fed to it wait there until the
+/// socket is flushed, so that those queued together leave in one write.
+/// Larger than a few frames of state, so that nothing is written before
+/// the flush.
+pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Serves one websocket until either side closes it or the server stops.
 pub async fn serve(
     socket: WebSocket,
@@ -247,22 +256,11 @@ impl Connection {
                         return End::Gone;
                     }
                 }
-                out = outgoing => match out {
-                    Some(Outgoing::Text(text)) => {
-                        if self.socket.send(Message::Text(text)).await.is_err() {
-                            return End::Gone;
-                        }
+                out = outgoing => {
+                    if let Some(end) = self.write_out(out).await {
+                        return end;
                     }
-                    Some(Outgoing::Event(text, sent)) => {
-                        if self.socket.send(Message::Text(text)).await.is_err() {
-                            return End::Gone;
-                        }
-                        stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
-                    }
-                    Some(Outgoing::Close(code)) => return End::Close(code),
-                    // The table dropped this connection: it did not keep up.
-                    None => return End::Close(CloseCode::TooSlow),
-                },
+                }
                 incoming = self.socket.recv() => {
                 heard = Instant::now();
                 pinged = false;
@@ -294,6 +292,54 @@ impl Connection {
                 }},
             }
         }
+    }
+
+    /// Writes `first` and whatever else the table has queued for this
+    /// socket by now (up to [`WRITE_AT_ONCE`] frames) in one write: an
+    /// acknowledgement and the event it acknowledges leave together.
+    async fn write_out(&mut self, first: Option<Outgoing>) -> Option<End> {
+        let mut next = first;
+        let mut events = [None; WRITE_AT_ONCE];
+        let mut end = None;
+        for event in &mut events {
+            match next {
+                Some(Outgoing::Text(text)) => {
+                    if self.socket.feed(Message::Text(text)).await.is_err() {
+                        return Some(End::Gone);
+                    }
+                }
+                Some(Outgoing::Event(text, sent)) => {
+                    if self.socket.feed(Message::Text(text)).await.is_err() {
+                        return Some(End::Gone);
+                    }
+                    *event = Some(sent);
+                }
+                Some(Outgoing::Close(code)) => {
+                    end = Some(End::Close(code));
+                    break;
+                }
+                // The table dropped this connection: it did not keep up.
+                None => {
+                    end = Some(End::Close(CloseCode::TooSlow));
+                    break;
+                }
+            }
+            let Some(joined) = &mut self.joined else {
+                break;
+            };
+            next = match joined.inbox.try_recv() {
+                Ok(outgoing) => Some(outgoing),
+                Err(mpsc::error::TryRecvError::Empty) => break,
+                Err(mpsc::error::TryRecvError::Disconnected) => None,
+            };
+        }
+        if self.socket.flush().await.is_err() {
+            return Some(End::Gone);
+        }
+        for sent in events.into_iter().flatten() {
+            stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
+        }
+        end
     }
 
     async fn handle(&mut self, message: Message) -> Option<End> {

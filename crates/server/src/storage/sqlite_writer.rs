@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
@@ -22,6 +23,10 @@ use crate::stats::ActionStage;
 /// events go, so that an insert reads no page back from the file. 16 MiB
 /// holds some 4,000 of them.
 const CACHE_KIB: u32 = 16 * 1024;
+
+/// The WAL file is cut back to this size when it starts over, so that a
+/// burst of writes does not keep its size on disk.
+const WAL_KEPT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Opens the writer's connection to the database file at `path`, which
 /// the migrations have set up, with the settings every commit relies on.
@@ -40,13 +45,14 @@ pub(super) fn open(path: &Path) -> Result<Connection, StorageError> {
          PRAGMA foreign_keys = ON;
          PRAGMA wal_autocheckpoint = 0;
          PRAGMA temp_store = MEMORY;
+         PRAGMA journal_size_limit = {WAL_KEPT_BYTES};
          PRAGMA cache_size = -{CACHE_KIB};"
     ))?;
     Ok(conn)
 }
 
 /// The answers to one batch's appends.
-pub(super) type Answers = Vec<(Done, Result<(), StorageError>)>;
+pub(super) type Answers = Vec<(Done, Result<Instant, StorageError>)>;
 
 /// Hands each append its answer, from a task of the runtime: woken from
 /// the writer's thread once per batch, it wakes every table of the batch
@@ -65,10 +71,15 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
 /// Commits batches from `queue` until it is stopped and drained, and
 /// sends their answers to [`answer`]. If a batch fails, its appends are
 /// retried one by one so that each gets its own answer.
+///
+/// After each checkpoint of the background task (`copied`), it copies the
+/// frames committed meanwhile itself, between two batches: with all of the
+/// WAL in the database file, the next commit starts the WAL over.
 pub(super) fn run(
     mut conn: Connection,
     mut queue: mpsc::Receiver<Job>,
     answers: mpsc::UnboundedSender<Answers>,
+    copied: &AtomicBool,
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
     while let Some(job) = queue.blocking_recv() {
@@ -92,10 +103,11 @@ pub(super) fn run(
         }
         let answered: Answers = match commit(&mut conn, &batch) {
             Ok(()) => {
-                crate::stats::committed(batch.len(), started.elapsed());
+                let ended = Instant::now();
+                super::committed(&batch, started, ended);
                 batch
                     .drain(..)
-                    .map(|append| (append.done, Ok(())))
+                    .map(|append| (append.done, Ok(ended)))
                     .collect()
             }
             Err(e) if batch.len() == 1 => batch
@@ -108,13 +120,19 @@ pub(super) fn run(
                 batch
                     .drain(..)
                     .map(|append| {
-                        let result = commit(&mut conn, std::slice::from_ref(&append));
+                        let result = commit(&mut conn, std::slice::from_ref(&append))
+                            .map(|()| Instant::now());
                         (append.done, result)
                     })
                     .collect()
             }
         };
         let _ = answers.send(answered);
+        if copied.swap(false, Ordering::Acquire) {
+            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                tracing::warn!(error = %e, "copying the rest of the WAL failed; the next checkpoint tries again");
+            }
+        }
     }
 }
 
