@@ -13,7 +13,7 @@
 # The callgrind files stay in the directory printed at the end, for
 # callgrind_annotate. BIN names the directory of the binaries
 # (target/release by default); SERVER_ARGS adds arguments to the table
-# server's command line.
+# server's command line; TARGETS=server (or ceiling) measures one only.
 set -eu
 
 bin=${BIN:-target/release}

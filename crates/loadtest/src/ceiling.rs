@@ -49,8 +49,10 @@ struct Args {
 /// (the table server's own outbox length).
 const OUTBOX_LEN: usize = 256;
 
-/// Frames a socket writes at once at most (the table server's).
+/// Frames a socket writes at once at most, and the bytes after which it
+/// takes no more (the table server's).
 const WRITE_AT_ONCE: usize = 8;
+const WRITE_BYTES_AT_ONCE: usize = 4 * 1024;
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
@@ -136,7 +138,7 @@ async fn websocket(State(tables): State<Tables>, upgrade: WebSocketUpgrade) -> R
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .read_buffer_size(512)
-        .write_buffer_size(64 * 1024)
+        .write_buffer_size(32 * 1024)
         .on_upgrade(move |socket| serve(socket, tables))
         .into_response()
 }
@@ -192,15 +194,20 @@ async fn serve(mut socket: WebSocket, tables: Tables) {
 }
 
 /// Feeds what the outbox holds by now (up to the table server's eight
-/// frames) after what was fed already, and writes it all at once, as the
+/// frames or 4 KiB) after what was fed already, and writes it all at once, as the
 /// table server does.
 async fn write_queued(
     socket: &mut WebSocket,
     joined: &mut Option<(Arc<Table>, mpsc::Receiver<Utf8Bytes>)>,
 ) -> Result<(), axum::Error> {
     if let Some((_, inbox)) = joined {
+        let mut bytes = 0;
         for _ in 1..WRITE_AT_ONCE {
+            if bytes >= WRITE_BYTES_AT_ONCE {
+                break;
+            }
             let Ok(text) = inbox.try_recv() else { break };
+            bytes += text.len();
             socket.feed(Message::Text(text)).await?;
         }
     }

@@ -192,16 +192,35 @@ async fn checkpoint_wal(pool: SqlitePool, copied: Arc<AtomicBool>, stop: Cancell
             () = stop.cancelled() => break,
             _ = tick.tick() => {}
         }
-        match sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-            .execute(&pool)
-            .await
-        {
-            Ok(_) => copied.store(true, Ordering::Release),
+        match copy_wal(&pool).await {
+            Ok(()) => copied.store(true, Ordering::Release),
             Err(e) => {
                 tracing::warn!(error = %e, "checkpointing the WAL failed; the next one tries again");
             }
         }
     }
+}
+
+/// Frames a checkpoint pass may leave behind for the writer to copy.
+const WAL_LEFT_FOR_WRITER: i64 = 256;
+
+/// Copies the WAL into the database file in PASSIVE passes: the first
+/// copies the bulk, and each further one what was committed during the
+/// one before, until a pass leaves so few frames that the writer's own
+/// pass, inside its commit path, is short.
+async fn copy_wal(pool: &SqlitePool) -> Result<(), StorageError> {
+    let mut before = None;
+    for _ in 0..4 {
+        // busy, frames in the WAL, frames copied.
+        let (_, log, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(pool)
+            .await?;
+        if before.is_some_and(|before| log - before <= WAL_LEFT_FOR_WRITER) {
+            break;
+        }
+        before = Some(log);
+    }
+    Ok(())
 }
 
 /// Stores `batch` in one transaction on PostgreSQL.

@@ -31,8 +31,11 @@ use crate::token::{Token, TokenHash};
 pub const EVENT_LOG_LEN: usize = 256;
 /// The bytes of encoded events kept per table for reconnecting clients,
 /// at most (the older ones go first; a client that missed more gets a
-/// snapshot): what bounds a busy table's memory.
-pub const EVENT_LOG_BYTES: usize = 64 * 1024;
+/// snapshot): what bounds a busy table's memory. A state's frame is 1 to
+/// 2 KiB, so this keeps the last ten or so, more than a refresh misses;
+/// the log is what a server's memory grows by while its tables play, up
+/// to this bound for each (40 MiB for 2,500 tables).
+pub const EVENT_LOG_BYTES: usize = 16 * 1024;
 /// Client ids remembered per player, to acknowledge a resent action.
 const RECENT_IDS: usize = 1024;
 /// Messages queued for one connection before it counts as too slow: room

@@ -78,11 +78,16 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 /// Frames a socket writes at once at most, of those its table queued.
 const WRITE_AT_ONCE: usize = 8;
 
+/// Bytes after which a socket stops taking more frames into one write:
+/// an acknowledgement and its event fit, and the write buffer, which
+/// keeps the size of the largest write for the socket's life, stays small.
+const WRITE_BYTES_AT_ONCE: usize = 4 * 1024;
+
 /// The socket's write buffer: frames fed to it wait there until the
 /// socket is flushed, so that those queued together leave in one write.
-/// Larger than a few frames of state, so that nothing is written before
-/// the flush.
-pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
+/// Above [`WRITE_BYTES_AT_ONCE`] and a frame, so that nothing is written
+/// before the flush.
+pub const WRITE_BUFFER_BYTES: usize = 32 * 1024;
 
 /// Serves one websocket until either side closes it or the server stops.
 pub async fn serve(
@@ -295,20 +300,24 @@ impl Connection {
     }
 
     /// Writes `first` and whatever else the table has queued for this
-    /// socket by now (up to [`WRITE_AT_ONCE`] frames) in one write: an
-    /// acknowledgement and the event it acknowledges leave together.
+    /// socket by now (up to [`WRITE_AT_ONCE`] frames, or about
+    /// [`WRITE_BYTES_AT_ONCE`]) in one write: an acknowledgement and the
+    /// event it acknowledges leave together.
     async fn write_out(&mut self, first: Option<Outgoing>) -> Option<End> {
         let mut next = first;
         let mut events = [None; WRITE_AT_ONCE];
         let mut end = None;
+        let mut bytes = 0;
         for event in &mut events {
             match next {
                 Some(Outgoing::Text(text)) => {
+                    bytes += text.len();
                     if self.socket.feed(Message::Text(text)).await.is_err() {
                         return Some(End::Gone);
                     }
                 }
                 Some(Outgoing::Event(text, sent)) => {
+                    bytes += text.len();
                     if self.socket.feed(Message::Text(text)).await.is_err() {
                         return Some(End::Gone);
                     }
@@ -327,6 +336,9 @@ impl Connection {
             let Some(joined) = &mut self.joined else {
                 break;
             };
+            if bytes >= WRITE_BYTES_AT_ONCE {
+                break;
+            }
             next = match joined.inbox.try_recv() {
                 Ok(outgoing) => Some(outgoing),
                 Err(mpsc::error::TryRecvError::Empty) => break,
