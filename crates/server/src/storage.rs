@@ -121,30 +121,41 @@ enum Job {
     Stop,
 }
 
+/// Makes a batch of `job` and the appends queued behind it (up to
+/// [`MAX_BATCH`]), and records their time in the queue; a stop closes the
+/// queue. Returns when the batch starts, or `None` when it is empty.
+fn gather(
+    job: Job,
+    queue: &mut mpsc::Receiver<Job>,
+    batch: &mut Vec<Append>,
+) -> Option<std::time::Instant> {
+    let mut next = Some(job);
+    while let Some(job) = next {
+        match job {
+            Job::Append(append) => batch.push(append),
+            Job::Stop => queue.close(),
+        }
+        if batch.len() >= MAX_BATCH {
+            break;
+        }
+        next = queue.try_recv().ok();
+    }
+    let started = std::time::Instant::now();
+    for append in batch.iter() {
+        crate::stats::stage(ActionStage::StorageQueue, started - append.queued);
+    }
+    (!batch.is_empty()).then_some(started)
+}
+
 /// The PostgreSQL writer: commits queued appends in batches, in arrival
 /// order. If a batch fails, its appends are retried one by one so that
 /// each gets its own answer. (SQLite has its own, [`sqlite_writer`].)
 async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while let Some(job) = queue.recv().await {
-        match job {
-            Job::Append(append) => batch.push(append),
-            Job::Stop => {
-                queue.close();
-                continue;
-            }
-        }
-        while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(Job::Append(append)) => batch.push(append),
-                Ok(Job::Stop) => queue.close(),
-                Err(_) => break,
-            }
-        }
-        let started = std::time::Instant::now();
-        for append in &batch {
-            crate::stats::stage(ActionStage::StorageQueue, started - append.queued);
-        }
+        let Some(started) = gather(job, &mut queue, &mut batch) else {
+            continue;
+        };
         match append(&pool, &batch).await {
             Ok(()) => {
                 let ended = std::time::Instant::now();

@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
 use tokio::sync::mpsc;
 
-use super::{version_of, Append, Done, Job, StorageError, MAX_BATCH};
-use crate::stats::ActionStage;
+use super::{gather, version_of, Append, Done, Job, StorageError, MAX_BATCH};
 
 /// The writer's page cache: the leaves where each active table's next
 /// events go, so that an insert reads no page back from the file. 16 MiB
@@ -83,24 +82,9 @@ pub(super) fn run(
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
     while let Some(job) = queue.blocking_recv() {
-        match job {
-            Job::Append(append) => batch.push(append),
-            Job::Stop => {
-                queue.close();
-                continue;
-            }
-        }
-        while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(Job::Append(append)) => batch.push(append),
-                Ok(Job::Stop) => queue.close(),
-                Err(_) => break,
-            }
-        }
-        let started = Instant::now();
-        for append in &batch {
-            crate::stats::stage(ActionStage::StorageQueue, started - append.queued);
-        }
+        let Some(started) = gather(job, &mut queue, &mut batch) else {
+            continue;
+        };
         let answered: Answers = match commit(&mut conn, &batch) {
             Ok(()) => {
                 let ended = Instant::now();
