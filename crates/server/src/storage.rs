@@ -246,49 +246,40 @@ async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), StorageError> {
     }
     let mut tx = pool.begin().await?;
     for append in ordered {
-        let Some(epoch) = append.epoch else {
-            for event in &append.events {
-                sqlx::query(
-                            "INSERT INTO events (table_id, version, kind, side, action, player, \
-                             client_id, created_at, board) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                        )
+        // The epoch the events are stored with: the owner's, once its
+        // lease is checked, or 0 for a table held without one.
+        let epoch = match append.epoch {
+            Some(epoch) => {
+                // The row lock taken here orders this append against a
+                // takeover, which raises the epoch under the same lock.
+                let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
+                let owned =
+                    sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND epoch = $3")
+                        .bind(i64::from(append.active))
                         .bind(&append.table)
-                        .bind(version_of(&append.table, event)?)
-                        .bind(event.kind.as_str())
-                        .bind(event.side)
-                        .bind(event.action.as_deref())
-                        .bind(event.player)
-                        .bind(event.client_id.as_deref())
-                        .bind(event.at)
-                        .bind(event.board)
+                        .bind(epoch)
                         .execute(&mut *tx)
-                        .await?;
+                        .await?
+                        .rows_affected();
+                if owned != 1 {
+                    return Err(StorageError::Fenced);
+                }
+                epoch
             }
-            sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
-                .bind(i64::from(append.active))
-                .bind(&append.table)
-                .execute(&mut *tx)
-                .await?;
-            continue;
+            None => {
+                sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
+                    .bind(i64::from(append.active))
+                    .bind(&append.table)
+                    .execute(&mut *tx)
+                    .await?;
+                0
+            }
         };
-        // The row lock taken here orders this append against a
-        // takeover, which raises the epoch under the same lock.
-        let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
-        let owned = sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND epoch = $3")
-            .bind(i64::from(append.active))
-            .bind(&append.table)
-            .bind(epoch)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        if owned != 1 {
-            return Err(StorageError::Fenced);
-        }
         for event in &append.events {
             sqlx::query(
                 "INSERT INTO events (table_id, version, kind, side, action, player, \
-                         client_id, created_at, epoch, board) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                 client_id, created_at, epoch, board) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             )
             .bind(&append.table)
             .bind(version_of(&append.table, event)?)
