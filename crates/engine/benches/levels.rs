@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use baghchal_engine::{Engine, Level};
-use baghchal_rules::Position;
+use baghchal_rules::{Phase, Position, Side};
 use baghchal_tablebase::Tablebase;
 
 /// Positions every few plies of a few games between two mid levels.
@@ -62,27 +62,44 @@ fn main() {
             "without a tablebase"
         }
     );
-    println!("level  median     p90        max        nodes (median)");
+    println!("level  positions             median     p90        max        nodes (median)");
     for level in levels {
-        let mut times = Vec::with_capacity(positions.len());
-        let mut nodes = Vec::with_capacity(positions.len());
+        let mut all = Vec::with_capacity(positions.len());
+        let mut placing = Vec::new();
         for (i, p) in positions.iter().enumerate() {
             let start = Instant::now();
             let thought = engine
                 .think(p, level, i as u64)
                 .expect("an unfinished position");
-            times.push(start.elapsed());
-            nodes.push(std::hint::black_box(thought).nodes);
+            let took = (start.elapsed(), std::hint::black_box(thought).nodes);
+            all.push(took);
+            if p.phase() == Phase::Placement && p.side_to_move() == Side::Goat {
+                placing.push(took);
+            }
         }
-        times.sort();
-        nodes.sort();
-        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-        println!(
-            "{level:>5}  {:>9.2?}  {:>9.2?}  {:>9.2?}  {:>9}",
-            at(0.5),
-            at(0.9),
-            times[times.len() - 1],
-            nodes[nodes.len() / 2]
-        );
+        report(level, "all", &mut all);
+        // Where the top level's guard and book act.
+        report(level, "goats placing", &mut placing);
     }
+}
+
+/// One line: the median, 90th percentile and maximum time, and the
+/// median nodes, of `taken`.
+fn report(level: Level, what: &str, taken: &mut [(std::time::Duration, u64)]) {
+    if taken.is_empty() {
+        return;
+    }
+    let mut times: Vec<_> = taken.iter().map(|t| t.0).collect();
+    let mut nodes: Vec<_> = taken.iter().map(|t| t.1).collect();
+    times.sort();
+    nodes.sort();
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "{level:>5}  {what:<13} {:>5}  {:>9.2?}  {:>9.2?}  {:>9.2?}  {:>9}",
+        taken.len(),
+        at(0.5),
+        at(0.9),
+        times[times.len() - 1],
+        nodes[nodes.len() / 2]
+    );
 }

@@ -12,6 +12,10 @@
 //!
 //! The top level plays the goats' placement from a book where it has one
 //! ([`PlacementBook`]): placements chosen offline by a far deeper search.
+//! Its goats' placements are also guarded: a search that counts only the
+//! goats eaten and reduces nothing ([`Engine::keeping`]) first sets aside
+//! the placements that give a goat away by force, and the level chooses
+//! among the rest.
 //!
 //! Levels are made from search limits (depth and nodes, never the clock,
 //! so that a choice is reproducible from its seed) and a seeded,
@@ -41,7 +45,7 @@ pub mod tune;
 use std::fmt;
 use std::sync::Arc;
 
-use baghchal_rules::{Action, Phase, Position, Rules};
+use baghchal_rules::{Action, Phase, Position, Rules, Side};
 use baghchal_tablebase::{Tablebase, Wdl};
 
 pub use crate::analysis::{ActionAnalysis, ActionValue, Source, Value};
@@ -97,6 +101,13 @@ impl fmt::Display for Level {
 /// route; below, the tablebase only informs the search.
 const CONVERT_FROM: Level = Level(1900);
 
+/// How deep, and within how many nodes, the guard searches a goats'
+/// placement for captures the tigers can force: about half a second, deep
+/// enough (10 plies early in the placement, 12 once the board fills) to
+/// see what a plain 10-ply alpha-beta plays for.
+const GUARD_DEPTH: u8 = 12;
+const GUARD_NODES: u64 = 3_000_000;
+
 /// A chosen action and what the search saw of it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Thought {
@@ -107,7 +118,7 @@ pub struct Thought {
     /// The deepest finished iteration (0: from the tablebase or the
     /// placement book).
     pub depth: u8,
-    /// Nodes searched.
+    /// Nodes searched, the guard's included.
     pub nodes: u64,
 }
 
@@ -119,6 +130,9 @@ pub struct Engine {
     /// The goats' placement book of the levels that play one; `None`: the
     /// book shipped with the engine.
     book: Option<Arc<PlacementBook>>,
+    /// The top level places its goats without the material guard (to
+    /// measure what the guard changes).
+    unguarded: bool,
 }
 
 /// An action with the search's score for the side to move, in thousandths
@@ -131,6 +145,17 @@ pub struct Scored {
     pub value: Value,
 }
 
+/// The actions that keep the most goats, from [`Engine::keeping`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Keeping {
+    /// The actions, in the search's order.
+    pub actions: Vec<Action>,
+    /// The deepest search that finished.
+    pub depth: u8,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
 impl Engine {
     /// An engine without a tablebase.
     pub fn new() -> Engine {
@@ -141,7 +166,7 @@ impl Engine {
     pub fn with_tablebase(tablebase: Arc<Tablebase>) -> Engine {
         Engine {
             tablebase: Some(tablebase),
-            book: None,
+            ..Engine::default()
         }
     }
 
@@ -158,6 +183,16 @@ impl Engine {
     pub fn with_book(self, book: PlacementBook) -> Engine {
         Engine {
             book: Some(Arc::new(book)),
+            ..self
+        }
+    }
+
+    /// This engine with the top level's goats placed without the guard:
+    /// its search then chooses among every placement, including those that
+    /// give a goat away by force (see [`Skill::guard`]).
+    pub fn without_guard(self) -> Engine {
+        Engine {
+            unguarded: true,
             ..self
         }
     }
@@ -190,9 +225,10 @@ impl Engine {
     /// use baghchal_engine::{Engine, Level, PlacementBook};
     /// use baghchal_rules::Position;
     /// let start = Position::default();
-    /// // The top level plays the start from its placement book...
+    /// // The top level plays the start from its placement book (where
+    /// // its guard finds that the book's placement keeps every goat)...
     /// let booked = Engine::new().think(&start, Level::MAX, 0).unwrap();
-    /// assert_eq!((booked.depth, booked.nodes), (0, 0));
+    /// assert_eq!(booked.depth, 0);
     /// // ...and searches it without one.
     /// let engine = Engine::new().with_book(PlacementBook::new());
     /// let thought = engine.think(&start, Level::MAX, 0).unwrap();
@@ -219,14 +255,21 @@ impl Engine {
         if position.is_finished() {
             return None;
         }
+        let keeping = self.guard(position, skill);
+        let guard_nodes = keeping.as_ref().map_or(0, |k| k.nodes);
         if skill.book {
             if let Some(known) = self.book().get(position) {
-                return Some(Thought {
-                    action: known.action,
-                    value: Value::from_score(known.value),
-                    depth: 0,
-                    nodes: 0,
-                });
+                if keeping
+                    .as_ref()
+                    .is_none_or(|k| k.actions.contains(&known.action))
+                {
+                    return Some(Thought {
+                        action: known.action,
+                        value: Value::from_score(known.value),
+                        depth: 0,
+                        nodes: guard_nodes,
+                    });
+                }
             }
         }
         if skill.strength >= CONVERT_FROM.skill().strength {
@@ -240,7 +283,10 @@ impl Engine {
             }
         }
         let mut search = Search::new(position, self.tablebase(), skill.tt_bits);
-        let report = search.run(&skill.limits());
+        let report = match &keeping {
+            Some(keeping) => search.run_among(&skill.limits(), &keeping.actions),
+            None => search.run(&skill.limits()),
+        };
         let action = skill.pick(&report.scored, seed);
         let score = report
             .scored
@@ -251,8 +297,22 @@ impl Engine {
             action,
             value: Value::from_score(score),
             depth: report.depth,
-            nodes: report.nodes,
+            nodes: guard_nodes + report.nodes,
         })
+    }
+
+    /// The goats' placements that a skill with the guard chooses among:
+    /// those that give no goat away by force within the guard's search
+    /// (see [`Skill::guard`]); `None` where every action may be played.
+    fn guard(&self, position: &Position, skill: &Skill) -> Option<Keeping> {
+        let guarded = skill.guard
+            && !self.unguarded
+            && position.phase() == Phase::Placement
+            && position.side_to_move() == Side::Goat;
+        if !guarded {
+            return None;
+        }
+        self.keeping(position, GUARD_DEPTH, GUARD_NODES)
     }
 
     /// The best action for the side to move by a search of at most
@@ -316,6 +376,36 @@ impl Engine {
                 value: Value::from_score(score),
             })
             .collect()
+    }
+
+    /// The actions of the side to move after which the opponent can force
+    /// no more captures than after the best one, by a search that counts
+    /// only the goats eaten and reduces nothing, iterated up to `depth`
+    /// plies within `nodes` nodes; `None` when the game is over or not even
+    /// one ply finished. For the goats this is the set of actions that give
+    /// no goat away by force within the depth reached.
+    ///
+    /// ```
+    /// use baghchal_engine::Engine;
+    /// use baghchal_rules::{Position, Rules};
+    /// // The goat on b4 hangs to the tiger on a5 unless c3 is filled.
+    /// let text = "T...T/.G.../...../...../T...T g 19 0 2";
+    /// let position = Position::from_text(text, Rules::default()).unwrap();
+    /// let keeping = Engine::new().keeping(&position, 4, 1_000_000).unwrap();
+    /// assert_eq!(keeping.depth, 4);
+    /// assert_eq!(keeping.actions, vec!["c3".parse().unwrap()]);
+    /// ```
+    pub fn keeping(&self, position: &Position, depth: u8, nodes: u64) -> Option<Keeping> {
+        if position.is_finished() {
+            return None;
+        }
+        let mut search = Search::material(position, self.tablebase(), 18);
+        let (actions, depth) = search.keeping(depth, nodes)?;
+        Some(Keeping {
+            actions,
+            depth,
+            nodes: search.nodes(),
+        })
     }
 
     /// The tablebase's value of `position` for the side to move, if it
@@ -421,18 +511,44 @@ mod tests {
         // best, d1, at -3.78.
         let text = "T...T/G..../G...G/T...G/GGG.T g 13 0 14";
         let position = Position::from_text(text, Rules::default()).unwrap();
-        let searching = Engine::new().with_book(PlacementBook::new());
+        let searching = Engine::new()
+            .with_book(PlacementBook::new())
+            .without_guard();
         let c5: Action = "c5".parse().unwrap();
         assert_eq!(searching.choose(&position, Level::MAX, 0), Some(c5));
         let engine = Engine::new();
         let thought = engine.think(&position, Level::MAX, 0).unwrap();
         assert_eq!(thought.action, "d1".parse().unwrap());
-        assert_eq!(thought.nodes, 0, "the book's placement");
+        assert_eq!(thought.depth, 0, "the book's placement");
         // The same position mirrored left to right.
         let mirrored = "T...T/....G/G...G/G...T/T.GGG g 13 0 14";
         let mirrored = Position::from_text(mirrored, Rules::default()).unwrap();
         let thought = engine.think(&mirrored, Level::MAX, 0).unwrap();
         assert_eq!(thought.action, "b1".parse().unwrap());
+    }
+
+    #[test]
+    fn the_top_level_keeps_the_goats_its_search_alone_gave_away() {
+        // 2400 as the goats against ab10 (docs/strength/goats-vs-deep,
+        // game 31): after this opening its search placed a1, and the
+        // tigers took two goats in the next four plies (c2xa2, b4xd2).
+        let position = after("c3 a1-b2 d4 b2-c2 b2 a5-b4");
+        let a1: Action = "a1".parse().unwrap();
+        let unguarded = Engine::new().without_guard();
+        assert_eq!(unguarded.choose(&position, Level::MAX, 0), Some(a1));
+        let engine = Engine::new();
+        let keeping = engine.keeping(&position, 12, 3_000_000).unwrap();
+        assert!(keeping.depth >= 10, "{keeping:?}");
+        assert!(!keeping.actions.contains(&a1), "{keeping:?}");
+        let chosen = engine.choose(&position, Level::MAX, 0).unwrap();
+        assert!(keeping.actions.contains(&chosen), "{chosen} {keeping:?}");
+        // The levels below the top search every placement, as they were
+        // measured.
+        let level = Level::new(2300).unwrap();
+        assert_eq!(
+            engine.choose(&position, level, 0),
+            unguarded.choose(&position, level, 0)
+        );
     }
 
     #[test]

@@ -132,6 +132,10 @@ pub(crate) struct Search<'a> {
     nodes: u64,
     node_limit: u64,
     stopped: bool,
+    /// Count only the goats eaten at the leaves, and search every action
+    /// to full depth: a proof of what the tigers can force, not a guess at
+    /// who stands better.
+    material: bool,
 }
 
 impl<'a> Search<'a> {
@@ -155,15 +159,36 @@ impl<'a> Search<'a> {
             nodes: 0,
             node_limit: u64::MAX,
             stopped: false,
+            material: false,
+        }
+    }
+
+    /// A search of `position` that scores only the goats eaten (and won
+    /// or lost games) and reduces no action: it finds how many goats the
+    /// tigers can take by force within its depth.
+    pub(crate) fn material(
+        position: &'a Position,
+        tablebase: Option<&'a Tablebase>,
+        tt_bits: u8,
+    ) -> Search<'a> {
+        Search {
+            material: true,
+            ..Search::new(position, tablebase, tt_bits)
         }
     }
 
     /// Searches the root by iterative deepening within `limits`.
     /// The position must not be finished.
     pub(crate) fn run(&mut self, limits: &Limits) -> Report {
-        self.node_limit = limits.nodes;
         let mut actions = Vec::new();
         self.board.generate(&mut actions);
+        self.run_among(limits, &actions)
+    }
+
+    /// [`Search::run`] over the root actions `actions` only (a non-empty
+    /// subset of the legal ones).
+    pub(crate) fn run_among(&mut self, limits: &Limits, actions: &[Action]) -> Report {
+        self.node_limit = limits.nodes;
         let mut scored: Vec<(Action, i32)> = actions.iter().map(|&a| (a, 0)).collect();
         order_root(&mut scored);
         let mut depth_done = 0;
@@ -187,6 +212,50 @@ impl<'a> Search<'a> {
             depth: depth_done,
             nodes: self.nodes,
         }
+    }
+
+    /// Nodes searched so far.
+    pub(crate) fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The root actions after which the tigers can force no more captures
+    /// than after the best one, within the deepest depth (up to `depth`)
+    /// that `nodes` let finish, with that depth. Meant for a
+    /// [`Search::material`] search, where this is the set of actions that
+    /// give no goat away by force within the depth. `None` if not even the
+    /// first depth finished.
+    pub(crate) fn keeping(&mut self, depth: u8, nodes: u64) -> Option<(Vec<Action>, u8)> {
+        self.node_limit = nodes;
+        let mut actions = Vec::new();
+        self.board.generate(&mut actions);
+        let mut scored: Vec<(Action, i32)> = actions.iter().map(|&a| (a, 0)).collect();
+        order_root(&mut scored);
+        let mut found = None;
+        for depth in 1..=depth.clamp(1, (MAX_PLY - 8) as u8) {
+            let Some(result) = self.root(&scored, depth as i32, false) else {
+                break;
+            };
+            scored = result;
+            let best = scored[0].1;
+            let mut keeping = Vec::with_capacity(scored.len());
+            for &(action, _) in &scored {
+                self.board.make(&action);
+                let score = -self.negamax(depth as i32 - 1, -best, -best + 1, 1);
+                self.board.unmake();
+                if self.stopped {
+                    return found;
+                }
+                if score >= best {
+                    keeping.push(action);
+                }
+            }
+            found = Some((keeping, depth));
+            if best.abs() > WON {
+                break;
+            }
+        }
+        found
     }
 
     /// One iteration at the root; `None` if the node limit stopped it.
@@ -322,7 +391,9 @@ impl<'a> Search<'a> {
         for i in 0..actions.len() {
             select(&mut actions, &mut keys, i);
             let action = &actions[i];
-            let reduction = if i >= LATE && depth >= 3 && keys[i] <= QUIET {
+            let reduction = if self.material {
+                0
+            } else if i >= LATE && depth >= 3 && keys[i] <= QUIET {
                 1 + (i >= 2 * LATE && depth >= 6) as i32
             } else {
                 0
@@ -399,7 +470,11 @@ impl<'a> Search<'a> {
         if self.board.ply >= self.board.ply_limit() {
             return 0;
         }
-        let stand = evaluate(&self.board);
+        let stand = if self.material {
+            material(&self.board)
+        } else {
+            evaluate(&self.board)
+        };
         if self.board.side == Side::Goat || ply >= MAX_PLY - 1 || stand >= beta {
             return stand;
         }
@@ -453,6 +528,16 @@ impl<'a> Search<'a> {
                 self.history[from][a.to().index()].min(QUIET)
             }
         }));
+    }
+}
+
+/// The goats eaten, for the side to move, in thousandths of a goat.
+#[inline]
+fn material(board: &Board) -> i32 {
+    let tiger = crate::eval::GOAT * board.eaten as i32;
+    match board.side {
+        Side::Tiger => tiger,
+        Side::Goat => -tiger,
     }
 }
 

@@ -36,6 +36,11 @@ pub struct Skill {
     /// it holds the position (the top level only: the labels below were
     /// placed by measurement without it).
     pub book: bool,
+    /// Whether the goats' placements are screened first by a search that
+    /// counts only the goats eaten: the level then chooses among the
+    /// placements that give no goat away by force within that search (the
+    /// top level only, like the book).
+    pub guard: bool,
 }
 
 /// Nodes at strength 0, and their growth per unit of strength.
@@ -80,6 +85,7 @@ impl Skill {
             // About one entry per node searched.
             tt_bits: (64 - nodes.leading_zeros()).clamp(10, 20) as u8,
             book: strength >= BOOK_FROM,
+            guard: strength >= BOOK_FROM,
         }
     }
 
@@ -130,6 +136,8 @@ mod tests {
         // Only the top level plays the placement book.
         assert!(Skill::of(Level::MAX).book);
         assert!(skills[..skills.len() - 1].iter().all(|s| !s.book));
+        assert!(Skill::of(Level::MAX).guard);
+        assert!(skills[..skills.len() - 1].iter().all(|s| !s.guard));
         // The weakest level may throw away more than a goat's worth.
         assert!(Skill::of(Level::MIN).noise > crate::eval::GOAT);
     }

@@ -82,6 +82,10 @@ pub struct Args {
     /// goats' placement book (to measure what the book changes).
     #[arg(long)]
     no_book: bool,
+    /// The top level places its goats without the guard, choosing among
+    /// every placement (to measure what the guard changes).
+    #[arg(long)]
+    no_guard: bool,
     /// The movement-phase tablebase the levels probe, found where the
     /// server keeps it; played without when it is not there.
     #[command(flatten)]
@@ -510,6 +514,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let engine = args.location.engine()?;
     let engine = if args.no_book {
         engine.with_book(baghchal_engine::PlacementBook::new())
+    } else {
+        engine
+    };
+    let engine = if args.no_guard {
+        engine.without_guard()
     } else {
         engine
     };
