@@ -542,6 +542,16 @@ mod tests {
         assert!(!keeping.actions.contains(&a1), "{keeping:?}");
         let chosen = engine.choose(&position, Level::MAX, 0).unwrap();
         assert!(keeping.actions.contains(&chosen), "{chosen} {keeping:?}");
+        // The line of the outside analysis (docs/strength.md): its book
+        // places b2, which a 13-ply search found to give a goat away.
+        let position = after("a3 a1-b1 a4 b1-c1");
+        let b2: Action = "b2".parse().unwrap();
+        assert_eq!(unguarded.choose(&position, Level::MAX, 0), Some(b2));
+        let keeping = engine.keeping(&position, 10, 3_000_000).unwrap();
+        assert_eq!(keeping.depth, 10);
+        assert!(!keeping.actions.contains(&b2), "{keeping:?}");
+        let chosen = engine.choose(&position, Level::MAX, 0).unwrap();
+        assert!(keeping.actions.contains(&chosen), "{chosen} {keeping:?}");
         // The levels below the top search every placement, as they were
         // measured.
         let level = Level::new(2300).unwrap();
