@@ -9,6 +9,10 @@ line per target. Rows of the same target and rate (several seeds) are
 drawn at their median.
 
     python3 crates/loadtest/plot.py figures.csv docs/performance.svg
+
+Given the memory trace of `baghchal-load --memory-csv FILE` instead (a
+column `rss_mib`), it draws each target's resident memory against the
+seconds of play, one line per target and seed.
 """
 
 import csv
@@ -50,7 +54,7 @@ def medians(runs, column):
     return {t: sorted(points) for t, points in lines.items()}
 
 
-def panel(x0, y0, title, unit, series):
+def panel(x0, y0, title, unit, series, xlabel="actions/s"):
     """One chart: series is [(label, dash, {target: points})]."""
     points = [p for _, _, lines in series for ps in lines.values() for p in ps]
     if not points:
@@ -65,7 +69,7 @@ def panel(x0, y0, title, unit, series):
         f'<line x1="{sx(0)}" y1="{sy(0)}" x2="{sx(xmax)}" y2="{sy(0)}" stroke="#000"/>',
         f'<line x1="{sx(0)}" y1="{sy(0)}" x2="{sx(0)}" y2="{sy(ymax)}" stroke="#000"/>',
         f'<text x="{x0 + PANEL_W / 2}" y="{y0 + PANEL_H}" text-anchor="middle">'
-        "actions/s</text>",
+        f"{escape(xlabel)}</text>",
         f'<text x="{x0 + 10}" y="{y0 + 30}">{escape(unit)}</text>',
     ]
     for i in range(5):
@@ -93,14 +97,32 @@ def panel(x0, y0, title, unit, series):
     return out
 
 
-def svg(runs):
-    latency = [
-        ("p50", "4 3", medians(runs, "p50_ms")),
-        ("p99", "", medians(runs, "p99_ms")),
+def memory(path):
+    """(target, seed) -> [(seconds, MiB)], or None if path is no trace."""
+    traces = defaultdict(list)
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        if "rss_mib" not in (reader.fieldnames or []):
+            return None
+        for row in reader:
+            seconds, mib = number(row["seconds"]), number(row["rss_mib"])
+            if seconds is not None and mib is not None:
+                traces[(row["target"], row["seed"])].append((seconds, mib))
+    return traces
+
+
+def memory_svg(traces):
+    dashes = ["", "4 3", "1 3", "8 3"]
+    seeds = sorted({seed for _, seed in traces})
+    series = [
+        (seed, dashes[seeds.index(seed) % len(dashes)], {target: sorted(points)})
+        for (target, seed), points in sorted(traces.items())
     ]
-    cpu = [("CPU", "", medians(runs, "cpu_us_per_action"))]
-    body = panel(20, 20, "action → every subscriber", "ms (dashed p50, solid p99)", latency)
-    body += panel(460, 20, "CPU per action", "µs of the server", cpu)
+    title = "resident memory while playing"
+    return document(panel(20, 20, title, "MiB", series, xlabel="seconds of play"))
+
+
+def document(body):
     legend_y = HEIGHT - 30
     for i, (target, colour) in enumerate(sorted(COLOURS.items(), reverse=True)):
         x = 60 + i * 160
@@ -117,9 +139,27 @@ def svg(runs):
     )
 
 
+def svg(runs):
+    latency = [
+        ("p50", "4 3", medians(runs, "p50_ms")),
+        ("p99", "", medians(runs, "p99_ms")),
+    ]
+    cpu = [("CPU", "", medians(runs, "cpu_us_per_action"))]
+    body = panel(20, 20, "action → every subscriber", "ms (dashed p50, solid p99)", latency)
+    body += panel(460, 20, "CPU per action", "µs of the server", cpu)
+    return document(body)
+
+
 def main(argv):
     if len(argv) != 3:
         sys.exit(f"usage: {argv[0]} FIGURES.csv OUT.svg")
+    traces = memory(argv[1])
+    if traces is not None:
+        if not traces:
+            sys.exit(f"{argv[1]} holds no sample")
+        with open(argv[2], "w") as f:
+            f.write(memory_svg(traces))
+        return
     runs = load(argv[1])
     if not runs:
         sys.exit(f"{argv[1]} holds no run")

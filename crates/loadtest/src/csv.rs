@@ -14,6 +14,37 @@ pub const HEADER: &str = "target,tables,sockets,rate,seed,seconds,actions_per_s,
 /// Appends one row per outcome to `path`, writing the header first when
 /// the file is new or empty.
 pub fn append(path: &Path, args: &Args, sockets: u64, outcomes: &[Outcome]) -> anyhow::Result<()> {
+    let rows: Vec<String> = outcomes
+        .iter()
+        .map(|outcome| row(args, sockets, outcome))
+        .collect();
+    append_rows(path, HEADER, &rows)
+}
+
+/// The columns of the memory trace, in order.
+pub const MEMORY_HEADER: &str = "target,seed,seconds,rss_mib";
+
+/// Appends each outcome's memory trace to `path`, one row a sample.
+pub fn append_memory(path: &Path, args: &Args, outcomes: &[Outcome]) -> anyhow::Result<()> {
+    let rows: Vec<String> = outcomes
+        .iter()
+        .flat_map(|outcome| {
+            outcome.rss_trace.iter().map(|&(seconds, kib)| {
+                format!(
+                    "{},{},{seconds:.1},{:.1}",
+                    outcome.label,
+                    args.seed,
+                    kib as f64 / 1024.0
+                )
+            })
+        })
+        .collect();
+    append_rows(path, MEMORY_HEADER, &rows)
+}
+
+/// Appends `rows` to the CSV file at `path`, with `header` first when the
+/// file is new or empty.
+fn append_rows(path: &Path, header: &str, rows: &[String]) -> anyhow::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -22,11 +53,11 @@ pub fn append(path: &Path, args: &Args, sockets: u64, outcomes: &[Outcome]) -> a
     let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(true);
     let mut text = String::new();
     if empty {
-        text.push_str(HEADER);
+        text.push_str(header);
         text.push('\n');
     }
-    for outcome in outcomes {
-        text.push_str(&row(args, sockets, outcome));
+    for row in rows {
+        text.push_str(row);
         text.push('\n');
     }
     file.write_all(text.as_bytes())
@@ -58,12 +89,10 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    #[test]
-    fn a_row_has_a_cell_for_every_column_of_the_header() {
-        let args = Args::parse_from(["baghchal-load", "--tables", "3", "--rate", "0"]);
+    fn outcome() -> Outcome {
         let mut delivered = hdrhistogram::Histogram::new(3).unwrap();
         delivered.record(1500).unwrap();
-        let outcome = Outcome {
+        Outcome {
             label: "ceiling",
             seconds: 2.0,
             actions: 10,
@@ -75,10 +104,16 @@ mod tests {
             play_errors: 1,
             errors: Default::default(),
             memory: [None; 3],
+            rss_trace: vec![(0.0, 2048), (0.5, 3072)],
             cpu: Default::default(),
             stages: None,
-        };
-        let row = row(&args, 12, &outcome);
+        }
+    }
+
+    #[test]
+    fn a_row_has_a_cell_for_every_column_of_the_header() {
+        let args = Args::parse_from(["baghchal-load", "--tables", "3", "--rate", "0"]);
+        let row = row(&args, 12, &outcome());
         let cells: Vec<&str> = row.split(',').collect();
         assert_eq!(cells.len(), HEADER.split(',').count(), "{row}");
         assert_eq!(
@@ -88,5 +123,28 @@ mod tests {
         assert_eq!(cells[7], "1.500", "p50 in milliseconds");
         assert_eq!(cells[11], "1.000", "errors");
         assert_eq!(cells[12], "", "no CPU figure without a process");
+    }
+
+    #[test]
+    fn the_memory_trace_has_one_row_a_sample_under_one_header() {
+        let args = Args::parse_from(["baghchal-load", "--seed", "7"]);
+        let path =
+            std::env::temp_dir().join(format!("baghchal-load-memory-{}.csv", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        append_memory(&path, &args, &[outcome()]).unwrap();
+        append_memory(&path, &args, &[outcome()]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                MEMORY_HEADER,
+                "ceiling,7,0.0,2.0",
+                "ceiling,7,0.5,3.0",
+                "ceiling,7,0.0,2.0",
+                "ceiling,7,0.5,3.0"
+            ]
+        );
     }
 }

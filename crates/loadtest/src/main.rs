@@ -141,6 +141,13 @@ struct Args {
     #[arg(long)]
     csv: Option<PathBuf>,
 
+    /// Append the server's resident memory, sampled every half second
+    /// from the moment every table is connected to the end of play, to
+    /// this CSV file (`target,seed,seconds,rss_mib`): whether memory levels
+    /// off in a long run.
+    #[arg(long)]
+    memory_csv: Option<PathBuf>,
+
     /// Draw no progress bars.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -180,6 +187,9 @@ struct Outcome {
     errors: std::collections::BTreeMap<String, u64>,
     /// Memory once connected, while playing and at the end.
     memory: [Option<Memory>; 3],
+    /// The resident memory while playing: seconds since play started and
+    /// KiB, every half second.
+    rss_trace: Vec<(f64, u64)>,
     cpu: Cpu,
     /// The server's own histograms of the stages of an action, over the
     /// play (`None` for the ceiling, which records none).
@@ -214,6 +224,9 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.csv {
         csv::append(path, &args, sockets, &outcomes)?;
+    }
+    if let Some(path) = &args.memory_csv {
+        csv::append_memory(path, &args, &outcomes)?;
         println!("figures appended to {}", path.display());
     }
     if outcomes.iter().any(|o| o.actions == 0) {
@@ -354,6 +367,10 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     };
     let deadline = start + args.duration;
     let mut memory_playing = memory_connected;
+    let mut rss_trace: Vec<(f64, u64)> = memory_connected
+        .map(|m| (0.0, m.rss_kib))
+        .into_iter()
+        .collect();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
@@ -364,7 +381,11 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
             }
             _ = tick.tick() => {
                 if !*stop_tx.borrow() {
-                    memory_playing = Memory::of_all(&server_pids).or(memory_playing);
+                    let now = Memory::of_all(&server_pids);
+                    if let Some(now) = now {
+                        rss_trace.push((start.elapsed().as_secs_f64(), now.rss_kib));
+                    }
+                    memory_playing = now.or(memory_playing);
                 }
                 let done = run.stats.actions();
                 bar.set_position(match args.actions {
@@ -404,6 +425,7 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
         play_errors: stats.error_count() - connect_errors,
         errors: stats.errors(),
         memory: [memory_connected, memory_playing, memory],
+        rss_trace,
         cpu,
         stages,
     })
