@@ -26,6 +26,7 @@ pub mod options;
 pub mod origin;
 pub mod page;
 pub mod play;
+pub mod recent_ids;
 pub mod request;
 pub mod series;
 pub mod stats;

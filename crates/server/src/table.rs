@@ -1,7 +1,7 @@
 //! A table: one task owns its games, its seats and its gallery; everyone
 //! else talks to it through a [`TableHandle`].
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -21,6 +21,7 @@ use crate::bot::Computer;
 use crate::names::{event_to_wire, result_to_wire, side_to_wire};
 use crate::options::{Opponent, TableOptions};
 use crate::play::{Event, Intent, Logged, Player, Refusal};
+use crate::recent_ids::RecentIds;
 use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
 use crate::throttle::Activity;
@@ -36,8 +37,6 @@ pub const EVENT_LOG_LEN: usize = 256;
 /// the log is what a server's memory grows by while its tables play, up
 /// to this bound for each (40 MiB for 2,500 tables).
 pub const EVENT_LOG_BYTES: usize = 16 * 1024;
-/// Client ids remembered per player, to acknowledge a resent action.
-const RECENT_IDS: usize = 1024;
 /// Messages queued for one connection before it counts as too slow: room
 /// for a welcome, a full replay of the event log and a presence.
 pub const OUTBOX_LEN: usize = EVENT_LOG_LEN + 64;
@@ -223,7 +222,7 @@ impl TableHandle {
                 .apply(logged.board, logged.event, logged.at)
                 .map_err(|refusal| corrupt(&refusal.message()))?;
             if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
-                recent.insert(player, id.clone());
+                recent.insert(player, id);
             }
         }
         let play_clock_runs = boards
@@ -408,32 +407,6 @@ struct Secrets {
 struct Conn {
     id: ConnId,
     outbox: Outbox,
-}
-
-/// The client ids each player used lately.
-#[derive(Default)]
-struct RecentIds {
-    ids: HashMap<Player, (HashSet<String>, VecDeque<String>)>,
-}
-
-impl RecentIds {
-    fn contains(&self, player: Player, id: &str) -> bool {
-        self.ids
-            .get(&player)
-            .is_some_and(|(set, _)| set.contains(id))
-    }
-
-    fn insert(&mut self, player: Player, id: String) {
-        let (set, order) = self.ids.entry(player).or_default();
-        if set.insert(id.clone()) {
-            order.push_back(id);
-            if order.len() > RECENT_IDS {
-                if let Some(old) = order.pop_front() {
-                    set.remove(&old);
-                }
-            }
-        }
-    }
 }
 
 /// The actor's state.
@@ -1367,7 +1340,7 @@ impl Table {
             tracing::debug!(version, board, event = ?event, "committed");
         }
         if let (Some(player), Some(id)) = (player, client_id) {
-            self.recent.insert(player, id.to_owned());
+            self.recent.insert(player, id);
             if let Some(conn) = self.seat(player) {
                 let _ = conn
                     .outbox

@@ -1,0 +1,97 @@
+//! The client ids each player used lately, so that an action or command
+//! resent with an id already accepted from the same seat (after a
+//! reconnect) is acknowledged again instead of applied twice.
+//!
+//! A table keeps them for as long as it is loaded, and a busy table
+//! accepts an id a second, so what each one costs is what a server's
+//! memory grows by while its tables play: an id is kept as a 64-bit keyed
+//! hash, never as the client's string, and only the latest
+//! [`RECENT_IDS`] of each player are kept, in a ring. A resend carries
+//! one of the few ids that were in flight when the connection dropped.
+
+use std::collections::VecDeque;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
+
+use crate::play::Player;
+
+/// Client ids remembered per player.
+pub const RECENT_IDS: usize = 256;
+
+/// The latest ids of each player, as hashes, oldest first.
+#[derive(Default)]
+pub struct RecentIds {
+    host: VecDeque<u64>,
+    guest: VecDeque<u64>,
+}
+
+/// The key of the ids' hashes: random per process, so that no client can
+/// choose two ids that collide. The ids are rebuilt from the stored events
+/// whenever a table is loaded, so the key need not outlive the process.
+fn hash(id: &str) -> u64 {
+    static KEY: OnceLock<RandomState> = OnceLock::new();
+    KEY.get_or_init(RandomState::new).hash_one(id)
+}
+
+impl RecentIds {
+    fn ring(&self, player: Player) -> &VecDeque<u64> {
+        match player {
+            Player::Host => &self.host,
+            Player::Guest => &self.guest,
+        }
+    }
+
+    /// Whether `player` used `id` lately.
+    pub fn contains(&self, player: Player, id: &str) -> bool {
+        let ring = self.ring(player);
+        !ring.is_empty() && ring.contains(&hash(id))
+    }
+
+    /// Remembers that `player` used `id`, forgetting its oldest id when it
+    /// already has [`RECENT_IDS`].
+    pub fn insert(&mut self, player: Player, id: &str) {
+        let hash = hash(id);
+        let ring = match player {
+            Player::Host => &mut self.host,
+            Player::Guest => &mut self.guest,
+        };
+        if ring.contains(&hash) {
+            return;
+        }
+        if ring.len() == RECENT_IDS {
+            ring.pop_front();
+        }
+        ring.push_back(hash);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_is_remembered_for_its_player_only() {
+        let mut recent = RecentIds::default();
+        assert!(!recent.contains(Player::Host, "7"));
+        recent.insert(Player::Host, "7");
+        assert!(recent.contains(Player::Host, "7"));
+        assert!(!recent.contains(Player::Guest, "7"));
+        assert!(!recent.contains(Player::Host, "8"));
+    }
+
+    #[test]
+    fn the_oldest_id_goes_when_the_ring_is_full() {
+        let mut recent = RecentIds::default();
+        for i in 0..RECENT_IDS {
+            recent.insert(Player::Guest, &i.to_string());
+        }
+        // Inserting a remembered id again changes nothing.
+        recent.insert(Player::Guest, "0");
+        assert!(recent.contains(Player::Guest, "0"));
+        recent.insert(Player::Guest, "new");
+        assert!(!recent.contains(Player::Guest, "0"));
+        assert!(recent.contains(Player::Guest, "1"));
+        assert!(recent.contains(Player::Guest, "new"));
+        assert_eq!(recent.guest.len(), RECENT_IDS);
+    }
+}
