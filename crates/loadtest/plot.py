@@ -24,6 +24,8 @@ from xml.sax.saxutils import escape
 WIDTH, HEIGHT = 880, 340
 PANEL_W, PANEL_H = 360, 240
 COLOURS = {"server": "#c0392b", "ceiling": "#2471a3"}
+# Any other target (say `server-before`, for a run of an earlier build).
+OTHER = "#7f8c8d"
 
 
 def number(text):
@@ -84,7 +86,7 @@ def panel(x0, y0, title, unit, series, xlabel="actions/s"):
         )
     for label, dash, lines in series:
         for target, ps in sorted(lines.items()):
-            colour = COLOURS.get(target, "#555")
+            colour = COLOURS.get(target, OTHER)
             path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in ps)
             out.append(
                 f'<polyline points="{path}" fill="none" stroke="{colour}" '
@@ -119,12 +121,14 @@ def memory_svg(traces):
         for (target, seed), points in sorted(traces.items())
     ]
     title = "resident memory while playing"
-    return document(panel(20, 20, title, "MiB", series, xlabel="seconds of play"))
+    body = panel(20, 20, title, "MiB", series, xlabel="seconds of play")
+    return document(body, sorted({target for target, _ in traces}))
 
 
-def document(body):
+def document(body, targets=("server", "ceiling")):
     legend_y = HEIGHT - 30
-    for i, (target, colour) in enumerate(sorted(COLOURS.items(), reverse=True)):
+    for i, target in enumerate(targets):
+        colour = COLOURS.get(target, OTHER)
         x = 60 + i * 160
         body.append(
             f'<rect x="{x}" y="{legend_y - 10}" width="14" height="10" fill="{colour}"/>'

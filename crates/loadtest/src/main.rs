@@ -367,10 +367,8 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     };
     let deadline = start + args.duration;
     let mut memory_playing = memory_connected;
-    let mut rss_trace: Vec<(f64, u64)> = memory_connected
-        .map(|m| (0.0, m.rss_kib))
-        .into_iter()
-        .collect();
+    // The first tick comes at once: the trace starts as play starts.
+    let mut rss_trace: Vec<(f64, u64)> = Vec::new();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
