@@ -482,9 +482,12 @@ mod tests {
         }
     }
 
+    /// Waits for a state; the timeout only keeps a broken build from
+    /// hanging the suite (a small build in a debug binary on a machine
+    /// busy with other work has taken over a minute).
     async fn until(slot: &TablebaseSlot, done: fn(&TablebaseState) -> bool) {
         let mut states = slot.subscribe();
-        tokio::time::timeout(Duration::from_secs(60), states.wait_for(done))
+        tokio::time::timeout(Duration::from_secs(600), states.wait_for(done))
             .await
             .expect("the tablebase state changes in time")
             .expect("the slot is alive");
