@@ -12,10 +12,10 @@
 //!
 //! The top level plays the goats' placement from a book where it has one
 //! ([`PlacementBook`]): placements chosen offline by a far deeper search.
-//! Its goats are also guarded, in every placement and in every step where
-//! the tablebase sees a draw: a search that counts only the goats eaten
-//! and reduces nothing ([`Engine::keeping`]) first sets aside the actions
-//! that give a goat away by force, and the level chooses among the rest.
+//! Its goats' placements are also guarded: a search that counts only the
+//! goats eaten and reduces nothing ([`Engine::keeping`]) first sets aside
+//! the placements that give a goat away by force, and the level chooses
+//! among the rest.
 //!
 //! Levels are made from search limits (depth and nodes, never the clock,
 //! so that a choice is reproducible from its seed) and a seeded,
@@ -102,10 +102,9 @@ impl fmt::Display for Level {
 const CONVERT_FROM: Level = Level(1900);
 
 /// How deep, and within how many nodes, the guard searches a goats'
-/// placement or step for captures the tigers can force: about half a
-/// second, deep enough (10 plies early in the placement, 12 once the
-/// board fills and in the movement phase) to see what a plain 10-ply
-/// alpha-beta plays for.
+/// placement for captures the tigers can force: about half a second, deep
+/// enough (10 plies early in the placement, 12 once the board fills) to
+/// see what a plain 10-ply alpha-beta plays for.
 const GUARD_DEPTH: u8 = 12;
 const GUARD_NODES: u64 = 3_000_000;
 
@@ -256,16 +255,6 @@ impl Engine {
         if position.is_finished() {
             return None;
         }
-        if skill.strength >= CONVERT_FROM.skill().strength {
-            if let Some(best) = self.tablebase_best(position) {
-                return Some(Thought {
-                    action: best.action,
-                    value: best.value,
-                    depth: 0,
-                    nodes: 0,
-                });
-            }
-        }
         let keeping = self.guard(position, skill);
         let guard_nodes = keeping.as_ref().map_or(0, |k| k.nodes);
         if skill.book {
@@ -281,6 +270,16 @@ impl Engine {
                         nodes: guard_nodes,
                     });
                 }
+            }
+        }
+        if skill.strength >= CONVERT_FROM.skill().strength {
+            if let Some(best) = self.tablebase_best(position) {
+                return Some(Thought {
+                    action: best.action,
+                    value: best.value,
+                    depth: 0,
+                    nodes: 0,
+                });
             }
         }
         let mut search = Search::new(position, self.tablebase(), skill.tt_bits);
@@ -302,19 +301,15 @@ impl Engine {
         })
     }
 
-    /// The goats' actions that a skill with the guard chooses among: those
-    /// that give no goat away by force within the guard's search (see
-    /// [`Skill::guard`]); `None` where every action may be played. The
-    /// guard watches every placement, and every step of the movement phase
-    /// where the tablebase has no win or loss to play (its draws, where
-    /// the repetition rule can still squeeze the goats).
+    /// The goats' placements that a skill with the guard chooses among:
+    /// those that give no goat away by force within the guard's search
+    /// (see [`Skill::guard`]); `None` where every action may be played.
     fn guard(&self, position: &Position, skill: &Skill) -> Option<Keeping> {
-        let guarded = skill.guard && !self.unguarded && position.side_to_move() == Side::Goat;
-        let watched = match position.phase() {
-            Phase::Placement => true,
-            Phase::Movement => self.probe(position).is_none(),
-        };
-        if !(guarded && watched) {
+        let guarded = skill.guard
+            && !self.unguarded
+            && position.phase() == Phase::Placement
+            && position.side_to_move() == Side::Goat;
+        if !guarded {
             return None;
         }
         self.keeping(position, GUARD_DEPTH, GUARD_NODES)
@@ -530,38 +525,6 @@ mod tests {
         let mirrored = Position::from_text(mirrored, Rules::default()).unwrap();
         let thought = engine.think(&mirrored, Level::MAX, 0).unwrap();
         assert_eq!(thought.action, "b1".parse().unwrap());
-    }
-
-    #[test]
-    fn the_top_level_keeps_its_goats_in_the_movement_phase_too() {
-        // 2400 as the goats against ab9 (docs/strength/goats-vs-deep-sound,
-        // game 58), in a movement phase the tablebase calls drawn: it
-        // stepped c2-c3, and the tigers took a goat three plies later and
-        // the game in the end. The guard's search keeps every goat with
-        // another step.
-        let position = after(concat!(
-            "c5 e5-e4 e5 a1-a2 d5 a2-a3 a4 e1-d2 a1 d2-c1 b1 c1-d2 e1 ",
-            "d2-d3 c1 e4-d4 d1 d3-c3 d2 c3-c2 e2 d4-c3 d4 c3-c4 e4 c2-b2 ",
-            "b5 c4-c3 c2 c3-d3 e3 a3-b4 a3 b4-c4 a2 b2-b3 b2 b3-b4 b3 ",
-            "c4-c3 d4-c4 b4xd4 b5-b4 c3-c4 d2-c3 d3-d2 e3-d3 d4-e3 d3-d4 ",
-            "a5-b5 a4-a5 c4xa4 c3-c4 d2-c3 e2-d2 b5-b4 d2-e2 c3-d3 e2-d2 ",
-            "b4-c3 b3-b4 c3-b3",
-        ));
-        let step: Action = "c2-c3".parse().unwrap();
-        let engine = Engine::new();
-        let keeping = engine.keeping(&position, 12, 3_000_000).unwrap();
-        assert!(keeping.depth >= 10, "{keeping:?}");
-        assert!(!keeping.actions.contains(&step), "{keeping:?}");
-        // Without the tablebase the level's own search steps b2-c3, which
-        // gives a goat away as well.
-        let unguarded = Engine::new().without_guard();
-        let careless = unguarded.choose(&position, Level::MAX, 0).unwrap();
-        assert!(
-            !keeping.actions.contains(&careless),
-            "{careless} {keeping:?}"
-        );
-        let chosen = engine.choose(&position, Level::MAX, 0).unwrap();
-        assert!(keeping.actions.contains(&chosen), "{chosen} {keeping:?}");
     }
 
     #[test]

@@ -36,10 +36,10 @@ pub struct Skill {
     /// it holds the position (the top level only: the labels below were
     /// placed by measurement without it).
     pub book: bool,
-    /// Whether the goats' placements, and their steps in tablebase draws,
-    /// are screened first by a search that counts only the goats eaten:
-    /// the level then chooses among the actions that give no goat away by
-    /// force within that search (the top level only, like the book).
+    /// Whether the goats' placements are screened first by a search that
+    /// counts only the goats eaten: the level then chooses among the
+    /// placements that give no goat away by force within that search (the
+    /// top level only, like the book).
     pub guard: bool,
 }
 

@@ -132,8 +132,8 @@ pub struct Args {
     /// goats' placement book (to measure what the book changes).
     #[arg(long)]
     no_book: bool,
-    /// The top level plays its goats without the guard, choosing among
-    /// every placement and step (to measure what the guard changes).
+    /// The top level places its goats without the guard, choosing among
+    /// every placement (to measure what the guard changes).
     #[arg(long)]
     no_guard: bool,
     /// The movement-phase tablebase the levels probe, found where the
