@@ -224,10 +224,11 @@ async fn run(args: Args, sockets: u64) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.csv {
         csv::append(path, &args, sockets, &outcomes)?;
+        println!("figures appended to {}", path.display());
     }
     if let Some(path) = &args.memory_csv {
         csv::append_memory(path, &args, &outcomes)?;
-        println!("figures appended to {}", path.display());
+        println!("memory trace appended to {}", path.display());
     }
     if outcomes.iter().any(|o| o.actions == 0) {
         bail!("a run accepted no action");
