@@ -35,14 +35,13 @@ def number(text):
         return None
 
 
-def load(path):
+def load(rows):
     """(target, rate) -> list of rows."""
     runs = defaultdict(list)
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            rate = number(row["rate"]) or number(row["actions_per_s"])
-            if rate:
-                runs[(row["target"], rate)].append(row)
+    for row in rows:
+        rate = number(row["rate"]) or number(row["actions_per_s"])
+        if rate:
+            runs[(row["target"], rate)].append(row)
     return runs
 
 
@@ -99,17 +98,13 @@ def panel(x0, y0, title, unit, series, xlabel="actions/s"):
     return out
 
 
-def memory(path):
-    """(target, seed) -> [(seconds, MiB)], or None if path is no trace."""
+def memory(rows):
+    """(target, seed) -> [(seconds, MiB)]."""
     traces = defaultdict(list)
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        if "rss_mib" not in (reader.fieldnames or []):
-            return None
-        for row in reader:
-            seconds, mib = number(row["seconds"]), number(row["rss_mib"])
-            if seconds is not None and mib is not None:
-                traces[(row["target"], row["seed"])].append((seconds, mib))
+    for row in rows:
+        seconds, mib = number(row["seconds"]), number(row["rss_mib"])
+        if seconds is not None and mib is not None:
+            traces[(row["target"], row["seed"])].append((seconds, mib))
     return traces
 
 
@@ -157,18 +152,22 @@ def svg(runs):
 def main(argv):
     if len(argv) != 3:
         sys.exit(f"usage: {argv[0]} FIGURES.csv OUT.svg")
-    traces = memory(argv[1])
-    if traces is not None:
+    with open(argv[1], newline="") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        is_trace = "rss_mib" in (reader.fieldnames or [])
+    if is_trace:
+        traces = memory(rows)
         if not traces:
             sys.exit(f"{argv[1]} holds no sample")
-        with open(argv[2], "w") as f:
-            f.write(memory_svg(traces))
-        return
-    runs = load(argv[1])
-    if not runs:
-        sys.exit(f"{argv[1]} holds no run")
+        image = memory_svg(traces)
+    else:
+        runs = load(rows)
+        if not runs:
+            sys.exit(f"{argv[1]} holds no run")
+        image = svg(runs)
     with open(argv[2], "w") as f:
-        f.write(svg(runs))
+        f.write(image)
 
 
 if __name__ == "__main__":

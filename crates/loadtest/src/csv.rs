@@ -128,13 +128,11 @@ mod tests {
     #[test]
     fn the_memory_trace_has_one_row_a_sample_under_one_header() {
         let args = Args::parse_from(["baghchal-load", "--seed", "7"]);
-        let path =
-            std::env::temp_dir().join(format!("baghchal-load-memory-{}.csv", std::process::id()));
-        let _ = std::fs::remove_file(&path);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.csv");
         append_memory(&path, &args, &[outcome()]).unwrap();
         append_memory(&path, &args, &[outcome()]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines,

@@ -29,6 +29,16 @@ pub enum Player {
     Guest,
 }
 
+impl Player {
+    /// 0 for the host, 1 for the guest: a place in a pair of seats.
+    pub fn index(self) -> usize {
+        match self {
+            Player::Host => 0,
+            Player::Guest => 1,
+        }
+    }
+}
+
 /// Something that happened at a table: the unit of storage and of the
 /// version count.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

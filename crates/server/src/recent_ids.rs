@@ -18,11 +18,11 @@ use crate::play::Player;
 /// Client ids remembered per player.
 pub const RECENT_IDS: usize = 256;
 
-/// The latest ids of each player, as hashes, oldest first.
+/// The latest ids of each player (the host's, then the guest's), as
+/// hashes, oldest first.
 #[derive(Default)]
 pub struct RecentIds {
-    host: VecDeque<u64>,
-    guest: VecDeque<u64>,
+    rings: [VecDeque<u64>; 2],
 }
 
 /// The key of the ids' hashes: random per process, so that no client can
@@ -34,27 +34,16 @@ fn hash(id: &str) -> u64 {
 }
 
 impl RecentIds {
-    fn ring(&self, player: Player) -> &VecDeque<u64> {
-        match player {
-            Player::Host => &self.host,
-            Player::Guest => &self.guest,
-        }
-    }
-
     /// Whether `player` used `id` lately.
     pub fn contains(&self, player: Player, id: &str) -> bool {
-        let ring = self.ring(player);
-        !ring.is_empty() && ring.contains(&hash(id))
+        self.rings[player.index()].contains(&hash(id))
     }
 
     /// Remembers that `player` used `id`, forgetting its oldest id when it
     /// already has [`RECENT_IDS`].
     pub fn insert(&mut self, player: Player, id: &str) {
         let hash = hash(id);
-        let ring = match player {
-            Player::Host => &mut self.host,
-            Player::Guest => &mut self.guest,
-        };
+        let ring = &mut self.rings[player.index()];
         if ring.contains(&hash) {
             return;
         }
@@ -92,6 +81,6 @@ mod tests {
         assert!(!recent.contains(Player::Guest, "0"));
         assert!(recent.contains(Player::Guest, "1"));
         assert!(recent.contains(Player::Guest, "new"));
-        assert_eq!(recent.guest.len(), RECENT_IDS);
+        assert_eq!(recent.rings[Player::Guest.index()].len(), RECENT_IDS);
     }
 }

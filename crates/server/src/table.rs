@@ -461,13 +461,6 @@ struct Sent {
     clocked: Option<Box<wire::ServerMessage>>,
 }
 
-fn seat_index(player: Player) -> usize {
-    match player {
-        Player::Host => 0,
-        Player::Guest => 1,
-    }
-}
-
 /// A thought in progress: the computer's choice, computed on a thinker's
 /// thread. Dropping it abandons the thought.
 type Thought = Pin<Box<dyn Future<Output = Option<Action>> + Send>>;
@@ -766,7 +759,7 @@ impl Table {
         })?;
         [Player::Host, Player::Guest]
             .into_iter()
-            .filter_map(|p| self.away[seat_index(p)].map(|since| (board, play.side_of(p), since)))
+            .filter_map(|p| self.away[p.index()].map(|since| (board, play.side_of(p), since)))
             .min_by_key(|&(_, _, since)| since)
     }
 
@@ -884,7 +877,7 @@ impl Table {
                     Player::Host => &mut self.host,
                     Player::Guest => &mut self.guest,
                 };
-                self.away[seat_index(player)] = None;
+                self.away[player.index()] = None;
                 if let Some(old) = seat.replace(Conn { id: conn, outbox }) {
                     tracing::info!(conn_id = old.id, "seat taken over by a newer connection");
                     let _ = old
@@ -981,7 +974,7 @@ impl Table {
             };
             if seat.as_ref().is_some_and(|c| c.id == conn) {
                 *seat = None;
-                self.away[seat_index(player)] = Some(now);
+                self.away[player.index()] = Some(now);
                 left = Some(player);
             }
         }
