@@ -1,19 +1,20 @@
 //! Several server processes share one PostgreSQL database and one NATS
 //! server as a cluster: a game spread over three nodes, the owner of many
-//! tables killed in the middle of play, and an owner paused past its
-//! lease. Each test has its own database and its own cluster name. Run
+//! tables killed in the middle of play, an owner paused past its lease,
+//! and a reconnect through a node that relays the owner's frames.
+//! Each test has its own database and its own cluster name. Run
 //! when `BAGHCHAL_TEST_POSTGRES` and `BAGHCHAL_TEST_NATS` are set (`.ci/run`
 //! sets both). The faults of NATS and PostgreSQL themselves are in
 //! `cluster_faults.rs`.
 
 mod support;
 
-use baghchal_protocol::Side;
+use baghchal_protocol::{ClientMessage, ServerMessage, Side};
 use support::cluster::{
     addrs_of, client, finish, friend, in_play, settle, spread, stored, until_all_stored,
     until_each_moves_on, until_stored, Setup, LEASE,
 };
-use support::{claim, token_of};
+use support::{claim, connect, recv, send, token_of, PATIENCE};
 
 #[tokio::test]
 async fn a_game_spread_over_three_nodes_reaches_every_client_once_and_in_order() {
@@ -142,5 +143,91 @@ async fn an_owner_paused_past_its_lease_loses_its_table_and_never_writes_again()
     );
     assert!(log[&table].len() >= usize::from(PLIES));
     drop(nodes);
+    setup.cleanup().await;
+}
+
+/// Reads a reply to the end: every message up to the answer to a ping
+/// sent after it.
+async fn whole_reply(ws: &mut support::Ws) -> Vec<ServerMessage> {
+    assert!(send(ws, &ClientMessage::Ping).await);
+    let mut reply = Vec::new();
+    loop {
+        match tokio::time::timeout(PATIENCE, recv(ws)).await {
+            Ok(Some(ServerMessage::Pong)) => return reply,
+            Ok(Some(message)) => reply.push(message),
+            Ok(None) => panic!("the socket closed after {reply:?}"),
+            Err(_) => panic!("no pong after {reply:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_relayed_reconnect_gets_exactly_the_events_it_missed() {
+    let Some(setup) = Setup::new().await else {
+        return;
+    };
+    let owner = setup.start("a").await;
+    let relay = setup.start("b").await;
+    let created = owner.create(&friend(60)).await;
+    let guest_secret = claim(&owner.addr, &created).await;
+    let table = created.table.clone();
+    let host_secret = created.secret.clone().unwrap();
+    let at_owner = addrs_of(std::slice::from_ref(&owner));
+    let players = vec![
+        tokio::spawn(client(
+            at_owner.clone(),
+            0,
+            table.clone(),
+            host_secret.clone(),
+            Some(Side::Goats),
+            60,
+        )),
+        tokio::spawn(client(
+            at_owner,
+            0,
+            table.clone(),
+            guest_secret,
+            Some(Side::Tigers),
+            60,
+        )),
+    ];
+    finish(players).await;
+    let version = stored(&setup.database_url).await[&table].len() as u64;
+
+    // Through node b, which relays the owner's frames: every depth gets
+    // exactly the missed events and then the presence, until the log's
+    // bound, and a snapshot beyond it.
+    let mut bound = None;
+    for k in 1..version {
+        let mut ws = connect(&relay.addr).await.expect("a socket");
+        let hello = ClientMessage::Hello {
+            table: table.clone(),
+            token: host_secret.clone(),
+            since: Some(version - k),
+        };
+        assert!(send(&mut ws, &hello).await);
+        let reply = whole_reply(&mut ws).await;
+        let [ServerMessage::Welcome { .. }, middle @ .., ServerMessage::Presence(_)] =
+            reply.as_slice()
+        else {
+            panic!("since v-{k}: {reply:?}");
+        };
+        if let [ServerMessage::Snapshot { version: v, .. }] = middle {
+            assert_eq!(*v, version);
+            bound = Some(k - 1);
+            break;
+        }
+        let versions: Vec<u64> = middle
+            .iter()
+            .map(|m| match m {
+                ServerMessage::Event { version, .. } => *version,
+                other => panic!("since v-{k}: expected events, got {other:?}"),
+            })
+            .collect();
+        assert_eq!(versions, (version - k + 1..=version).collect::<Vec<_>>());
+    }
+    let bound = bound.expect("a reconnect beyond the log's bound gets a snapshot");
+    assert!(bound >= 8, "a replay takes more than one write ({bound})");
+    drop((owner, relay));
     setup.cleanup().await;
 }

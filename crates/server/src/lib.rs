@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod batch;
 pub mod boards;
 pub mod bot;
 pub mod client_limit;

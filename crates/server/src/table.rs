@@ -32,8 +32,9 @@ use crate::token::{Token, TokenHash};
 pub const EVENT_LOG_LEN: usize = 256;
 /// The bytes of encoded events kept per table for reconnecting clients,
 /// at most (the older ones go first; a client that missed more gets a
-/// snapshot): what bounds a busy table's memory. A state's frame is 1 to
-/// 2 KiB, so this keeps the last ten or so, more than a refresh misses;
+/// snapshot): what bounds a busy table's memory. An event's frame is
+/// about 550 bytes (650 at a two-board table), so this keeps the last 30
+/// or so (25), more than a refresh or a change of network misses;
 /// the log is what a server's memory grows by while its tables play, up
 /// to this bound for each (40 MiB for 2,500 tables).
 pub const EVENT_LOG_BYTES: usize = 16 * 1024;

@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::batch::write_batch;
 use crate::play::{Claim, Intent};
 use crate::stats::{self, SocketRole};
 use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
@@ -75,17 +76,9 @@ impl Default for Liveness {
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
-/// Frames a socket writes at once at most, of those its table queued.
-const WRITE_AT_ONCE: usize = 8;
-
-/// Bytes after which a socket stops taking more frames into one write:
-/// an acknowledgement and its event fit, and the write buffer, which
-/// keeps the size of the largest write for the socket's life, stays small.
-const WRITE_BYTES_AT_ONCE: usize = 4 * 1024;
-
 /// The socket's write buffer: frames fed to it wait there until the
 /// socket is flushed, so that those queued together leave in one write.
-/// Above [`WRITE_BYTES_AT_ONCE`] and a frame, so that nothing is written
+/// Above [`crate::batch::WRITE_BYTES_AT_ONCE`] and a frame, so that nothing is written
 /// before the flush.
 pub const WRITE_BUFFER_BYTES: usize = 32 * 1024;
 
@@ -300,58 +293,19 @@ impl Connection {
     }
 
     /// Writes `first` and whatever else the table has queued for this
-    /// socket by now (up to [`WRITE_AT_ONCE`] frames, or about
-    /// [`WRITE_BYTES_AT_ONCE`]) in one write: an acknowledgement and the
-    /// event it acknowledges leave together.
+    /// socket by now in one write ([`write_batch`]): an acknowledgement
+    /// and the event it acknowledges leave together.
     async fn write_out(&mut self, first: Option<Outgoing>) -> Option<End> {
-        let mut next = first;
-        let mut events = [None; WRITE_AT_ONCE];
-        let mut end = None;
-        let mut bytes = 0;
-        for event in &mut events {
-            match next {
-                Some(Outgoing::Text(text)) => {
-                    bytes += text.len();
-                    if self.socket.feed(Message::Text(text)).await.is_err() {
-                        return Some(End::Gone);
-                    }
+        let joined = self.joined.as_mut()?;
+        match write_batch(&mut self.socket, first, &mut joined.inbox).await {
+            Ok(written) => {
+                for sent in written.events {
+                    stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
                 }
-                Some(Outgoing::Event(text, sent)) => {
-                    bytes += text.len();
-                    if self.socket.feed(Message::Text(text)).await.is_err() {
-                        return Some(End::Gone);
-                    }
-                    *event = Some(sent);
-                }
-                Some(Outgoing::Close(code)) => {
-                    end = Some(End::Close(code));
-                    break;
-                }
-                // The table dropped this connection: it did not keep up.
-                None => {
-                    end = Some(End::Close(CloseCode::TooSlow));
-                    break;
-                }
+                written.close.map(End::Close)
             }
-            let Some(joined) = &mut self.joined else {
-                break;
-            };
-            if bytes >= WRITE_BYTES_AT_ONCE {
-                break;
-            }
-            next = match joined.inbox.try_recv() {
-                Ok(outgoing) => Some(outgoing),
-                Err(mpsc::error::TryRecvError::Empty) => break,
-                Err(mpsc::error::TryRecvError::Disconnected) => None,
-            };
+            Err(_) => Some(End::Gone),
         }
-        if self.socket.flush().await.is_err() {
-            return Some(End::Gone);
-        }
-        for sent in events.into_iter().flatten() {
-            stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
-        }
-        end
     }
 
     async fn handle(&mut self, message: Message) -> Option<End> {

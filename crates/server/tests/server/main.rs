@@ -22,6 +22,7 @@ mod notation;
 mod offers;
 mod page;
 mod reconnect;
+mod replay;
 mod security;
 mod series;
 mod spectators;
