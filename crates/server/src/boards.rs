@@ -6,11 +6,15 @@ use baghchal_protocol as wire;
 use baghchal_rules::Reason;
 
 use crate::options::{Format, TableOptions};
-use crate::play::{Event, Intent, Play, Player, Refusal};
+use crate::play::{Event, GameEnded, Intent, Logged, Play, Player, Refusal};
 use crate::time::Timestamp;
 
 /// A board's number: 1, or 2 at a two-board table.
 pub type Board = u8;
+
+/// A game a stored event ended: its board, the event's version and the
+/// game.
+pub type Ended = (Board, u64, GameEnded);
 
 /// Where a command goes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -55,6 +59,34 @@ impl Boards {
             }));
         }
         Boards { boards }
+    }
+
+    /// A table as its stored events left it, with the games they ended
+    /// (each with its board and the version of the event that ended it).
+    /// An event out of sequence, on no board or that does not apply is
+    /// refused with its version and why.
+    pub fn replay(
+        options: TableOptions,
+        events: &[Logged],
+    ) -> Result<(Boards, Vec<Ended>), (u64, String)> {
+        let mut boards = Boards::new(options);
+        let mut ended = Vec::new();
+        for logged in events {
+            let refused = |what: String| (logged.version, what);
+            if logged.version != boards.version() + 1 {
+                return Err(refused("version out of sequence".into()));
+            }
+            if boards.get(logged.board).is_none() {
+                return Err(refused("no such board".into()));
+            }
+            let game = boards
+                .apply(logged.board, logged.event, logged.at)
+                .map_err(|refusal| refused(refusal.message()))?;
+            if let Some(game) = game {
+                ended.push((logged.board, logged.version, game));
+            }
+        }
+        Ok((boards, ended))
     }
 
     /// How many boards: 1 or 2.
@@ -119,7 +151,12 @@ impl Boards {
     }
 
     /// Applies `event` on `board`, as [`Play::apply`] does.
-    pub fn apply(&mut self, board: Board, event: Event, at: Timestamp) -> Result<(), Refusal> {
+    pub fn apply(
+        &mut self,
+        board: Board,
+        event: Event,
+        at: Timestamp,
+    ) -> Result<Option<GameEnded>, Refusal> {
         let i = usize::from(board)
             .checked_sub(1)
             .filter(|&i| i < self.boards.len())

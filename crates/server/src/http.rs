@@ -1,8 +1,6 @@
 //! The HTTP API: create a table, read or analyse a game, health.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -13,7 +11,6 @@ use axum::Json;
 use baghchal_protocol::{
     ApiError, ApiErrorCode, CreateTable, GameAnalysis, GameRecord, TableCreated, MAX_FRAME_BYTES,
 };
-use baghchal_rules::Record;
 
 use crate::client_limit::client_address;
 use crate::names::side_to_wire;
@@ -238,80 +235,93 @@ pub async fn game_record(
     find_record(&state, &table, &game, &board).await.map(Json)
 }
 
-/// The analyses of finished games already made, by table and game number.
-/// Bounded: when full, it is emptied before the next one goes in.
-#[derive(Clone, Default)]
-pub struct AnalysisCache(Arc<Mutex<HashMap<GameKey, GameAnalysis>>>);
-
-/// A table id, a game number and a board.
-type GameKey = (String, u32, u8);
-
-impl AnalysisCache {
-    /// The most analyses kept.
-    const CAPACITY: usize = 256;
-
-    fn get(&self, key: &GameKey) -> Option<GameAnalysis> {
-        self.0.lock().ok()?.get(key).cloned()
-    }
-
-    fn put(&self, key: GameKey, analysis: GameAnalysis) {
-        if let Ok(mut map) = self.0.lock() {
-            if map.len() >= Self::CAPACITY {
-                map.clear();
-            }
-            map.insert(key, analysis);
-        }
-    }
-}
-
 /// `GET /api/tables/{table}/games/{game}/analysis`: every action of a
 /// finished game with its value before and after, from the tablebase where
-/// it covers the position and from a search elsewhere.
+/// it covers the position and from a search elsewhere. Computed once, then
+/// stored with the game and served from there.
 pub async fn game_analysis(
     State(state): State<AppState>,
     Path((table, game)): Path<(String, String)>,
     Query(board): Query<BoardQuery>,
-) -> Result<Json<GameAnalysis>, HttpError> {
-    let record = find_record(&state, &table, &game, &board).await?;
-    let key = (record.table.clone(), record.game, record.board.unwrap_or(1));
-    if let Some(analysis) = state.analyses.get(&key) {
-        return Ok(Json(analysis));
-    }
-    let replayed = record
-        .record
-        .parse::<Record>()
-        .ok()
-        .and_then(|r| r.replay().ok());
-    let Some(replayed) = replayed else {
-        tracing::error!(table = %record.table, game = record.game, "a stored game does not replay");
-        return Err(HttpError::AnalysisFailed);
-    };
-    if !replayed.is_finished() {
+) -> Result<Response, HttpError> {
+    let (number, board) = game_key(&game, &board)?;
+    let Some(stored) = state
+        .storage
+        .finished_game(&table, number, board)
+        .await
+        .map_err(TablesError::from)?
+    else {
+        // No finished game of that number: one in progress, or none.
+        record_of(&state, &table, number, board).await?;
         return Err(HttpError::GameNotOver);
+    };
+    if let Some(analysis) = stored.analysis {
+        return Ok(([(header::CONTENT_TYPE, "application/json")], analysis).into_response());
     }
+    let game = stored.game;
+    let replayed = game.record.replay().map_err(|e| {
+        tracing::error!(table = %game.table, game = game.game, error = %e, "a stored game does not replay");
+        HttpError::AnalysisFailed
+    })?;
     let actions = state
         .computer
         .analyse(replayed)
         .await
         .ok_or(HttpError::AnalysisFailed)?;
     let analysis = GameAnalysis {
-        table: record.table,
-        game: record.game,
+        table: game.table,
+        game: game.game,
         actions,
     };
-    state.analyses.put(key, analysis.clone());
-    Ok(Json(analysis))
+    match serde_json::to_string(&analysis) {
+        Ok(json) => {
+            if let Err(e) = state
+                .storage
+                .store_analysis(&analysis.table, analysis.game, board, &json)
+                .await
+            {
+                tracing::warn!(error = %e, "storing a game's review failed; it is computed again next time");
+            }
+        }
+        Err(e) => tracing::error!(error = %e, "a review does not serialize"),
+    }
+    Ok(Json(analysis).into_response())
 }
 
-/// One game of a table, looked up through its actor.
+/// A game's number and board as a request names them.
+fn game_key(game: &str, board: &BoardQuery) -> Result<(u32, u8), HttpError> {
+    let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
+    let board = board.board().ok_or(HttpError::NotFound)?;
+    Ok((game, board))
+}
+
+/// One game of a table: a finished one from its stored row, without
+/// loading the table; the game in progress through the table's actor.
 pub(crate) async fn find_record(
     state: &AppState,
     table: &str,
     game: &str,
     board: &BoardQuery,
 ) -> Result<GameRecord, HttpError> {
-    let game: u32 = game.parse().map_err(|_| HttpError::NotFound)?;
-    let board = board.board().ok_or(HttpError::NotFound)?;
+    let (game, board) = game_key(game, board)?;
+    record_of(state, table, game, board).await
+}
+
+/// Game `game` of `table` on `board` (see [`find_record`]).
+async fn record_of(
+    state: &AppState,
+    table: &str,
+    game: u32,
+    board: u8,
+) -> Result<GameRecord, HttpError> {
+    if let Some(stored) = state
+        .storage
+        .finished_game(table, game, board)
+        .await
+        .map_err(TablesError::from)?
+    {
+        return Ok(stored.game.to_wire());
+    }
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {
         let handle = state.tables.get(table).await?.ok_or(HttpError::NotFound)?;

@@ -13,12 +13,14 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod backfill;
 pub mod batch;
 pub mod boards;
 pub mod bot;
 pub mod client_limit;
 pub mod clock;
 pub mod cluster;
+pub mod finished;
 pub mod headers;
 pub mod http;
 pub mod names;
@@ -167,8 +169,6 @@ pub struct AppState {
     pub trust_proxy: bool,
     /// The computer, for post-game analysis.
     pub computer: Computer,
-    /// Analyses of finished games, which never change.
-    pub analyses: http::AnalysisCache,
     /// The tablebase, for `/readyz`.
     pub tablebase: TablebaseSlot,
 }
@@ -283,6 +283,13 @@ pub async fn run_with_metrics(
     let public_url: Arc<str> = Arc::from(config.public_url.trim_end_matches('/'));
     let origins = Arc::new(origin::Origins::new(&public_url, &config.allow_origins)?);
     let storage = Storage::connect(&config.database_url).await?;
+    let backfilled = backfill::backfill_games(&storage).await?;
+    if backfilled > 0 {
+        tracing::info!(
+            games = backfilled,
+            "finished games stored from their tables' events"
+        );
+    }
     let token = CancellationToken::new();
     // The node's own tasks: its leases and its sockets' relays.
     let node_tasks = TaskTracker::new();
@@ -331,7 +338,6 @@ pub async fn run_with_metrics(
         creation_limit: client_limit::CreationLimit::new(config.table_limit),
         trust_proxy: config.trust_proxy,
         computer,
-        analyses: http::AnalysisCache::default(),
         tablebase: config.tablebase.clone(),
     };
     let metrics_router = Router::new()

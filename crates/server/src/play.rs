@@ -278,6 +278,29 @@ pub struct Play {
     /// At a series table: which series the current one is, from 1.
     series_number: u32,
     version: u64,
+    /// When the current game started: the time of its first event (the
+    /// table's first, or the rematch that started it).
+    started: Option<Timestamp>,
+}
+
+/// A game that has just ended: what the table stores as its row of
+/// `games`, with the table's own facts added.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct GameEnded {
+    /// The game's number at its table, from 1.
+    pub game: u32,
+    /// The host's side in it.
+    pub host_side: Side,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Half moves played.
+    pub plies: u16,
+    /// When it started (see [`Play`]'s `started`).
+    pub started: Timestamp,
+    /// When the event that ended it was accepted.
+    pub ended: Timestamp,
+    /// The game in the rules' record format.
+    pub record: baghchal_rules::Record,
 }
 
 fn index(side: Side) -> usize {
@@ -302,6 +325,7 @@ impl Play {
             series_start: 0,
             series_number: 1,
             version: 0,
+            started: None,
         }
     }
 
@@ -570,7 +594,10 @@ impl Play {
     /// Applies `event`, accepted at `at`, which [`Play::decide`] produced
     /// (or the log holds). An event that does not fit is refused and
     /// changes nothing.
-    pub fn apply(&mut self, event: Event, at: Timestamp) -> Result<(), Refusal> {
+    ///
+    /// Returns the game the event ended, if it ended one.
+    pub fn apply(&mut self, event: Event, at: Timestamp) -> Result<Option<GameEnded>, Refusal> {
+        let started = *self.started.get_or_insert(at);
         let game = self.games.last_mut().expect("a table always has a game");
         let was_over = game.is_finished();
         match event {
@@ -683,19 +710,31 @@ impl Play {
                 self.draw_offer = None;
                 self.clocks = self.options.clock.map(Clocks::new);
                 self.offers = [Offers::default(); 2];
+                self.started = Some(at);
             }
         }
         self.version += 1;
-        if !was_over {
-            if let Some(outcome) = self.game().outcome() {
-                self.count(outcome);
-                self.draw_offer = None;
-                if let Some(clocks) = &mut self.clocks {
-                    clocks.stop(at);
-                }
-            }
+        if was_over {
+            return Ok(None);
         }
-        Ok(())
+        let Some(outcome) = self.game().outcome() else {
+            return Ok(None);
+        };
+        self.count(outcome);
+        self.draw_offer = None;
+        if let Some(clocks) = &mut self.clocks {
+            clocks.stop(at);
+        }
+        let game = self.game();
+        Ok(Some(GameEnded {
+            game: self.game_number(),
+            host_side: self.host_side(),
+            outcome,
+            plies: game.position().ply(),
+            started,
+            ended: at,
+            record: game.record(),
+        }))
     }
 
     fn count(&mut self, outcome: Outcome) {

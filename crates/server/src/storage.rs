@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::clock::TimeControl;
+use crate::finished::FinishedGame;
 use crate::names::{repetition_from_name, repetition_name, side_from_name, side_name};
 use crate::options::{Format, Opponent, TableOptions};
 use crate::play::{Claim, Event, Logged, Player};
@@ -83,6 +84,11 @@ macro_rules! on_pool {
     };
 }
 
+mod games;
+
+pub use games::StoredGame;
+use games::{bind_game, GameColumns, INSERT_GAME};
+
 /// Events the writer commits in one transaction at most.
 const MAX_BATCH: usize = 512;
 
@@ -91,6 +97,8 @@ struct Append {
     table: String,
     /// In version order; never empty.
     events: Vec<StoredEvent>,
+    /// The games these events ended, stored with them.
+    games: Vec<GameColumns>,
     active: bool,
     /// The owner's epoch, when the table is owned under a lease: the
     /// append is refused unless it is still the table's epoch.
@@ -294,6 +302,11 @@ async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), StorageError> {
             .execute(&mut *tx)
             .await?;
         }
+        for game in &append.games {
+            bind_game(sqlx::query(INSERT_GAME), game)
+                .execute(&mut *tx)
+                .await?;
+        }
     }
     tx.commit().await?;
     Ok(())
@@ -349,6 +362,11 @@ async fn append_unowned(pool: &PgPool, ordered: &[&Append]) -> Result<(), Storag
                 .push_bind(event.board);
         });
         insert.build().execute(&mut *tx).await?;
+    }
+    for game in ordered.iter().flat_map(|append| &append.games) {
+        bind_game(sqlx::query(INSERT_GAME), game)
+            .execute(&mut *tx)
+            .await?;
     }
     for (flag, tables) in [(1_i64, &active), (0_i64, &inactive)] {
         for tables in tables.chunks(ROWS_PER_INSERT) {
@@ -799,17 +817,19 @@ impl Storage {
         active: bool,
         epoch: Option<u64>,
     ) -> Result<(), StorageError> {
-        self.append_events(table, std::slice::from_ref(event), active, epoch)
+        self.append_events(table, std::slice::from_ref(event), &[], active, epoch)
             .await
     }
 
-    /// Appends consecutive events of one table in one transaction: all of
-    /// them are durable when this returns `Ok`, or none is. A two-board
-    /// match's rematch is one event on each board.
+    /// Appends consecutive events of one table in one transaction, with
+    /// the rows of the games they ended: all of them are durable when this
+    /// returns `Ok`, or none is. A two-board match's rematch is one event
+    /// on each board.
     pub async fn append_events(
         &self,
         table: &str,
         events: &[Logged],
+        games: &[FinishedGame],
         active: bool,
         epoch: Option<u64>,
     ) -> Result<(), StorageError> {
@@ -820,6 +840,10 @@ impl Storage {
         let append = Append {
             table: table.to_owned(),
             events: events.iter().map(StoredEvent::encode).collect(),
+            games: games
+                .iter()
+                .map(GameColumns::encode)
+                .collect::<Result<_, _>>()?,
             active,
             epoch,
             queued: std::time::Instant::now(),

@@ -18,6 +18,7 @@ use tracing::Instrument;
 
 use crate::boards::{Board, Boards, Target, UnknownBoard};
 use crate::bot::Computer;
+use crate::finished::FinishedGame;
 use crate::names::{event_to_wire, result_to_wire, side_to_wire};
 use crate::options::{Opponent, TableOptions};
 use crate::play::{Event, Intent, Logged, Player, Refusal};
@@ -205,27 +206,19 @@ impl TableHandle {
         context: TableContext,
         tenure: Tenure,
     ) -> Result<TableHandle, StorageError> {
-        let mut boards = Boards::new(row.options);
-        let mut recent = RecentIds::default();
-        let now = context.clock.now();
-        for logged in events {
-            let corrupt = |what: &str| StorageError::Corrupt {
+        let (boards, _) = Boards::replay(row.options, events).map_err(|(version, what)| {
+            StorageError::Corrupt {
                 table: row.id.clone(),
-                what: format!("event {}: {what}", logged.version),
-            };
-            if logged.version != boards.version() + 1 {
-                return Err(corrupt("version out of sequence"));
+                what: format!("event {version}: {what}"),
             }
-            if boards.get(logged.board).is_none() {
-                return Err(corrupt("no such board"));
-            }
-            boards
-                .apply(logged.board, logged.event, logged.at)
-                .map_err(|refusal| corrupt(&refusal.message()))?;
+        })?;
+        let mut recent = RecentIds::default();
+        for logged in events {
             if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
                 recent.insert(player, id);
             }
         }
+        let now = context.clock.now();
         let play_clock_runs = boards
             .iter()
             .any(|(_, play)| play.clocks().and_then(|c| c.running()).is_some());
@@ -1271,6 +1264,7 @@ impl Table {
         // table starts its next game when someone comes to watch.
         let active = self.boards.active_after(&events);
         let at = self.now();
+        let finished = self.games_ended_by(first, &events, at);
         let logged: Vec<Logged> = (first..)
             .zip(&events)
             .map(|(version, &(board, event))| Logged {
@@ -1286,7 +1280,7 @@ impl Table {
         if let Err(e) = self
             .context
             .storage
-            .append_events(&self.id, &logged, active, self.tenure.epoch)
+            .append_events(&self.id, &logged, &finished, active, self.tenure.epoch)
             .await
         {
             if matches!(e, StorageError::Fenced) {
@@ -1355,6 +1349,42 @@ impl Table {
         self.schedule_computer();
         self.schedule_next_bots_game();
         true
+    }
+
+    /// The rows of the games that `events`, from version `first` on, end:
+    /// stored in the same transaction as the events. Worked out on a copy
+    /// of the board, and only for an event that ends its game.
+    fn games_ended_by(
+        &self,
+        first: u64,
+        events: &[(Board, Event)],
+        at: Timestamp,
+    ) -> Vec<FinishedGame> {
+        let mut finished = Vec::new();
+        for (i, &(board, event)) in events.iter().enumerate() {
+            let Some(play) = self.boards.get(board) else {
+                continue;
+            };
+            if !play.ends_game(&event) {
+                continue;
+            }
+            let mut after = play.clone();
+            let ended = events[..=i]
+                .iter()
+                .filter(|(b, _)| *b == board)
+                .map(|&(_, event)| after.apply(event, at))
+                .last();
+            if let Some(Ok(Some(ended))) = ended {
+                finished.push(FinishedGame::new(
+                    &self.id,
+                    &self.options,
+                    board,
+                    first + i as u64,
+                    ended,
+                ));
+            }
+        }
+        finished
     }
 
     /// Keeps `sent` for reconnecting clients, within the log's bounds.

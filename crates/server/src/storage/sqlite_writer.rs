@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
 use tokio::sync::mpsc;
 
-use super::{gather, version_of, Append, Done, Job, StorageError, MAX_BATCH};
+use super::{gather, version_of, Append, Done, Job, StorageError, INSERT_GAME, MAX_BATCH};
 
 /// The writer's page cache: the leaves where each active table's next
 /// events go, so that an insert reads no page back from the file. 16 MiB
@@ -120,8 +120,8 @@ pub(super) fn run(
     }
 }
 
-/// Stores `batch` in one transaction: every event, then each table's
-/// `active` flag as its last append left it.
+/// Stores `batch` in one transaction: every event, the rows of the games
+/// they ended, then each table's `active` flag as its last append left it.
 fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
     if batch.iter().any(|append| append.epoch.is_some()) {
         return Err(StorageError::NeedsPostgres);
@@ -148,6 +148,29 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
                 ])?;
             }
             active.insert(&append.table, append.active);
+        }
+        let mut insert_game = tx.prepare_cached(INSERT_GAME)?;
+        for game in batch.iter().flat_map(|append| &append.games) {
+            insert_game.execute(params![
+                game.table_id,
+                game.game,
+                game.board,
+                game.version,
+                game.host_seat,
+                game.guest_seat,
+                game.host_side,
+                game.winner,
+                game.reason,
+                game.plies,
+                game.started_at,
+                game.ended_at,
+                game.clock.initial_ms,
+                game.clock.increment_ms,
+                game.clock.days,
+                game.format,
+                game.series_games,
+                game.record,
+            ])?;
         }
         let mut update =
             tx.prepare_cached("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?;

@@ -15,6 +15,7 @@ mod computer;
 mod endings;
 mod first_moves;
 mod friend;
+mod history;
 mod leases;
 mod limits;
 mod metrics;

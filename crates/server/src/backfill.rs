@@ -1,0 +1,46 @@
+//! The rows of the games that ended before `games` existed: each table the
+//! migration listed is replayed once, its finished games written and the
+//! table taken off the list in one transaction, so that a crash part of
+//! the way leaves the rest to the next start.
+
+use crate::boards::Boards;
+use crate::finished::FinishedGame;
+use crate::storage::{Storage, StorageError};
+
+/// Tables looked at per round.
+const ROUND: usize = 256;
+
+/// Writes the missing rows of every listed table; returns how many games
+/// it stored. A table whose events do not replay is logged and left out
+/// of history (it does not load either).
+pub async fn backfill_games(storage: &Storage) -> Result<usize, StorageError> {
+    let mut stored = 0;
+    loop {
+        let tables = storage.tables_to_backfill(ROUND).await?;
+        if tables.is_empty() {
+            return Ok(stored);
+        }
+        for table in tables {
+            let games = match storage.table(&table).await? {
+                Some(row) => {
+                    let events = storage.events(&table).await?;
+                    match Boards::replay(row.options, &events) {
+                        Ok((_, ended)) => ended
+                            .into_iter()
+                            .map(|(board, version, game)| {
+                                FinishedGame::new(&table, &row.options, board, version, game)
+                            })
+                            .collect(),
+                        Err((version, what)) => {
+                            tracing::error!(table_id = %table, version, what, "a table's events do not replay; its games are left out of history");
+                            Vec::new()
+                        }
+                    }
+                }
+                None => Vec::new(),
+            };
+            stored += games.len();
+            storage.backfill(&table, &games).await?;
+        }
+    }
+}
