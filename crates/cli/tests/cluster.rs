@@ -11,7 +11,7 @@ mod support;
 
 use baghchal_protocol::{ClientMessage, ServerMessage, Side};
 use support::cluster::{
-    addrs_of, client, finish, friend, in_play, settle, spread, stored, until_all_stored,
+    addrs_of, client, finish, friend, in_play, owners, settle, spread, stored, until_all_stored,
     until_each_moves_on, until_stored, Setup, LEASE,
 };
 use support::{claim, connect, recv, send, token_of, PATIENCE};
@@ -228,6 +228,21 @@ async fn a_relayed_reconnect_gets_exactly_the_events_it_missed() {
     }
     let bound = bound.expect("a reconnect beyond the log's bound gets a snapshot");
     assert!(bound >= 8, "a replay takes more than one write ({bound})");
-    drop((owner, relay));
+
+    // With its owner gone, the finished game is read on node b from its
+    // row: b neither loads the table nor takes it over.
+    let mut owner = owner;
+    owner.kill().await;
+    let before = owners(&setup.database_url).await[&table].clone();
+    assert_eq!(before.as_deref(), Some("a"));
+    for path in ["", "/notation/record"] {
+        let (head, body) = relay
+            .get(&format!("/api/tables/{table}/games/1{path}"))
+            .await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+        assert!(body.contains("result"), "{body}");
+    }
+    assert_eq!(owners(&setup.database_url).await[&table], before);
+    drop(relay);
     setup.cleanup().await;
 }

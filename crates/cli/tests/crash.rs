@@ -248,6 +248,7 @@ async fn crash_and_recover(database_url: &str) {
     // Restart on the same database: every committed action is there.
     let mut server = start(database_url).await;
     let mut moves_of = Vec::new();
+    let mut finished = 0;
     for (table, secret) in &tables {
         let mut ws = connect(&server).await;
         send(
@@ -260,26 +261,55 @@ async fn crash_and_recover(database_url: &str) {
         )
         .await;
         // Each board's moves: board 1 alone, or both of a match.
-        let moves: BTreeMap<u8, Vec<String>> = loop {
+        let boards: Vec<(u8, Vec<String>, bool)> = loop {
             match recv(&mut ws).await {
-                Some(ServerMessage::Snapshot { moves, boards, .. }) if boards.is_empty() => {
-                    break BTreeMap::from([(1, moves)])
-                }
+                Some(ServerMessage::Snapshot {
+                    moves,
+                    boards,
+                    state,
+                    ..
+                }) if boards.is_empty() => break vec![(1, moves, state.result.is_some())],
                 Some(ServerMessage::Snapshot { boards, .. }) => {
                     break boards
                         .into_iter()
-                        .map(|b| (b.state.board.unwrap_or(1), b.moves))
+                        .map(|b| {
+                            (
+                                b.state.board.unwrap_or(1),
+                                b.moves,
+                                b.state.result.is_some(),
+                            )
+                        })
                         .collect()
                 }
                 Some(_) => {}
                 None => panic!("no snapshot after the restart"),
             }
         };
-        moves_of.push(moves);
+        // A game that ended before the kill has its row, and one that did
+        // not has none: the row is written with the ending event.
+        let mut rows = game_rows(database_url, table).await;
+        rows.sort_unstable();
+        let ended: Vec<(i64, i64)> = boards
+            .iter()
+            .filter(|(_, _, over)| *over)
+            .map(|(board, _, _)| (1, i64::from(*board)))
+            .collect();
+        assert_eq!(
+            rows, ended,
+            "table {table}: the games rows and the ended games differ"
+        );
+        finished += ended.len();
+        moves_of.push(
+            boards
+                .into_iter()
+                .map(|(board, moves, _)| (board, moves))
+                .collect::<BTreeMap<u8, Vec<String>>>(),
+        );
     }
     eprintln!(
         "{committed} actions acknowledged or seen before the kill ({on_board_two} on second \
-         boards); after the restart the tables hold {:?} moves",
+         boards); after the restart the tables hold {:?} moves, {finished} games over, each \
+         with its row",
         moves_of
             .iter()
             .map(|boards| boards.values().map(Vec::len).collect::<Vec<_>>())
@@ -297,6 +327,30 @@ async fn crash_and_recover(database_url: &str) {
         }
     }
     server.kill().await;
+}
+
+/// The (game, board) of each row of `games` of `table`.
+async fn game_rows(database_url: &str, table: &str) -> Vec<(i64, i64)> {
+    let sql = "SELECT game, board FROM games WHERE table_id = $1";
+    if database_url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(database_url).await.unwrap();
+        let rows = sqlx::query_as(sql)
+            .bind(table)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        rows
+    } else {
+        let pool = sqlx::PgPool::connect(database_url).await.unwrap();
+        let rows = sqlx::query_as(sql)
+            .bind(table)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        rows
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
