@@ -16,10 +16,10 @@ use baghchal_rules::{Action, Game, Position, Rules};
 
 use crate::bot::Unavailable;
 use crate::http::HttpError;
-use crate::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
-use crate::options::{rules_from_variant, variant_of};
 use crate::request::read_json_post;
 use crate::AppState;
+use baghchal_table::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
+use baghchal_table::options::{rules_from_variant, variant_of};
 
 /// The largest analysis request body, in bytes: a pasted game of OBX
 /// lines is about 45 bytes a ply.

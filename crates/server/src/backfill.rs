@@ -3,9 +3,9 @@
 //! table taken off the list in one transaction, so that a crash part of
 //! the way leaves the rest to the next start.
 
-use crate::boards::Boards;
-use crate::finished::FinishedGame;
 use crate::storage::{Storage, StorageError};
+use baghchal_table::boards::Boards;
+use baghchal_table::finished::FinishedGame;
 
 /// Tables looked at per round.
 const ROUND: usize = 256;

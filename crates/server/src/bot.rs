@@ -48,7 +48,7 @@ impl Bot for Engine {
             .into_iter()
             .map(|a| wire::ActionReview {
                 ply: a.ply,
-                side: crate::names::side_to_wire(a.side),
+                side: baghchal_table::names::side_to_wire(a.side),
                 action: a.action.to_string(),
                 before: evaluation(a.before),
                 after: evaluation(a.after),

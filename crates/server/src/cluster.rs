@@ -37,8 +37,9 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::play::{Claim, Intent, Player};
 use crate::table::{ConnId, Member, Outbox, Outgoing, TableClosed, TableHandle, OUTBOX_LEN};
+use baghchal_table::play::{Claim, Intent};
+use baghchal_table::seat::Player;
 
 /// The close reason a socket gets when its table moved to another node.
 pub const MOVED: &str = wire_close::Moved.reason();

@@ -13,12 +13,12 @@ use baghchal_protocol::{
 };
 
 use crate::client_limit::client_address;
-use crate::names::side_to_wire;
-use crate::options::{Opponent, TableOptions};
 use crate::request::{read_json_post, read_object};
 use crate::tablebase::TablebaseState;
 use crate::tables::TablesError;
 use crate::AppState;
+use baghchal_table::names::side_to_wire;
+use baghchal_table::options::{Opponent, TableOptions};
 
 /// Why a request failed. Internal causes are logged; clients get a
 /// generic sentence.
@@ -350,7 +350,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        crate::stats::render(state.tables.open_count(), state.tablebase.state()),
+        crate::stats::render(state.tables.open_count(), state.tablebase.state().gauges()),
     )
         .into_response()
 }

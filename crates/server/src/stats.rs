@@ -24,8 +24,6 @@ use baghchal_protocol::{CloseCode, ErrorCode};
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use crate::tablebase::TablebaseState;
-
 /// The process's recorder, installed on first use. One process may run
 /// several servers (tests do); they share it.
 pub fn handle() -> &'static PrometheusHandle {
@@ -56,19 +54,23 @@ pub fn handle() -> &'static PrometheusHandle {
 }
 
 /// The text of `GET /metrics`, with the gauges of what is read at a
-/// glance (open tables, the tablebase) taken now.
-pub fn render(tables_open: usize, tablebase: TablebaseState) -> String {
+/// glance taken now: the open tables, and the tablebase as
+/// [`TablebaseGauges`] reads it.
+pub fn render(tables_open: usize, tablebase: TablebaseGauges) -> String {
     let handle = handle();
     gauge!("baghchal_tables_open").set(tables_open as f64);
-    let ready = matches!(tablebase, TablebaseState::Ready);
-    gauge!("baghchal_tablebase_ready").set(if ready { 1.0 } else { 0.0 });
-    let progress = match tablebase {
-        TablebaseState::Ready => 1.0,
-        TablebaseState::Building { done, total } if total > 0 => done as f64 / total as f64,
-        _ => 0.0,
-    };
-    gauge!("baghchal_tablebase_build_progress").set(progress);
+    gauge!("baghchal_tablebase_ready").set(if tablebase.ready { 1.0 } else { 0.0 });
+    gauge!("baghchal_tablebase_build_progress").set(tablebase.progress);
     handle.render()
+}
+
+/// The tablebase's gauges.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TablebaseGauges {
+    /// Whether the computer plays with it.
+    pub ready: bool,
+    /// 0 to 1 while it is built; 1 once ready.
+    pub progress: f64,
 }
 
 /// Drains the histograms' pending samples into their buckets, so that

@@ -16,14 +16,15 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::clock::TimeControl;
-use crate::finished::FinishedGame;
-use crate::names::{repetition_from_name, repetition_name, side_from_name, side_name};
-use crate::options::{Format, Opponent, TableOptions};
-use crate::play::{Claim, Event, Logged, Player};
 use crate::stats::ActionStage;
-use crate::time::Timestamp;
 use crate::token::TokenHash;
+use baghchal_table::clock::TimeControl;
+use baghchal_table::finished::FinishedGame;
+use baghchal_table::names::{repetition_from_name, repetition_name, side_from_name, side_name};
+use baghchal_table::options::{Format, Opponent, TableOptions};
+use baghchal_table::play::{Claim, Event, Logged};
+use baghchal_table::seat::Player;
+use baghchal_table::time::Timestamp;
 
 mod sqlite_writer;
 

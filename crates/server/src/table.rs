@@ -16,17 +16,21 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use crate::boards::{Board, Boards, Target, UnknownBoard};
 use crate::bot::Computer;
-use crate::finished::FinishedGame;
-use crate::names::{event_to_wire, result_to_wire, side_to_wire};
-use crate::options::{Opponent, TableOptions};
-use crate::play::{Event, Intent, Logged, Player, Refusal};
-use crate::recent_ids::RecentIds;
 use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
 use crate::throttle::Activity;
-use crate::time::{Timestamp, Wait, WallClock};
+use baghchal_table::boards::{Board, Boards, Target, UnknownBoard};
+use baghchal_table::finished::FinishedGame;
+use baghchal_table::names::{result_to_wire, side_to_wire};
+use baghchal_table::options::{Opponent, TableOptions};
+use baghchal_table::play::{Event, Intent, Logged, Refusal};
+use baghchal_table::recent_ids::RecentIds;
+use baghchal_table::seat::Player;
+use baghchal_table::time::Timestamp;
+use baghchal_table::view::event_to_wire;
+
+use crate::time::{Wait, WallClock};
 use crate::token::{Token, TokenHash};
 
 /// Events kept in memory per table for reconnecting clients, at most.

@@ -55,6 +55,20 @@ pub enum TablebaseState {
     Failed,
 }
 
+impl TablebaseState {
+    /// The state as `GET /metrics` reports it.
+    pub fn gauges(self) -> crate::stats::TablebaseGauges {
+        crate::stats::TablebaseGauges {
+            ready: self == TablebaseState::Ready,
+            progress: match self {
+                TablebaseState::Ready => 1.0,
+                TablebaseState::Building { done, total } if total > 0 => done as f64 / total as f64,
+                _ => 0.0,
+            },
+        }
+    }
+}
+
 /// Builds the tablebase when its file is missing.
 pub trait Builder: Send + Sync + 'static {
     /// Units of work in a build, for the progress report.

@@ -21,11 +21,11 @@ use crate::table::Pace;
 use crate::throttle::Activity;
 
 use crate::cluster::Node;
-use crate::options::{Opponent, TableOptions};
 use crate::storage::{StorageError, TableRow};
 use crate::table::{TableContext, TableHandle, Tenure};
 use crate::time::WallClock;
 use crate::token::{self, Token};
+use baghchal_table::options::{Opponent, TableOptions};
 use futures_util::stream::{self, StreamExt};
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
@@ -234,7 +234,7 @@ impl Tables {
     async fn open_table(
         &self,
         row: TableRow,
-        events: &[crate::play::Logged],
+        events: &[baghchal_table::play::Logged],
         epoch: Option<u64>,
         deadline: Option<Instant>,
     ) -> Result<Opened, TablesError> {

@@ -1,9 +1,9 @@
 //! Wall time: the one source of timestamps for clocks, absences and offer
 //! limits, injectable so that tests control it.
 //!
-//! A [`Timestamp`] is what the event log stores with every accepted event
-//! (milliseconds since the Unix epoch, UTC), so that clocks can be
-//! recomputed after a restart or by another server. [`SystemClock`] reads
+//! A [`Timestamp`] (the table core's) is what the event log stores with
+//! every accepted event, so that clocks can be recomputed after a restart
+//! or by another server. [`SystemClock`] reads
 //! the operating system's time once and then advances with tokio's
 //! monotonic clock: its timers are tokio timers, and under
 //! `tokio::time::pause` wall time pauses and advances with them.
@@ -17,48 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-/// A moment, in milliseconds since the Unix epoch (UTC).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct Timestamp(i64);
-
-impl Timestamp {
-    /// The moment `ms` milliseconds after the epoch.
-    pub const fn from_millis(ms: i64) -> Timestamp {
-        Timestamp(ms)
-    }
-
-    /// Milliseconds since the epoch.
-    pub const fn as_millis(self) -> i64 {
-        self.0
-    }
-
-    /// `d` later.
-    pub fn after(self, d: Duration) -> Timestamp {
-        Timestamp(
-            self.0
-                .saturating_add(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-        )
-    }
-
-    /// The time from `earlier` to `self`; zero if `earlier` is later.
-    pub fn since(self, earlier: Timestamp) -> Duration {
-        Duration::from_millis(u64::try_from(self.0.saturating_sub(earlier.0)).unwrap_or(0))
-    }
-
-    /// RFC 3339 in UTC with milliseconds, e.g. `2026-12-01T21:30:04.250Z`.
-    ///
-    /// ```
-    /// use baghchal_server::time::Timestamp;
-    /// assert_eq!(Timestamp::from_millis(1_796_160_604_250).rfc3339(), "2026-12-01T21:30:04.250Z");
-    /// ```
-    pub fn rfc3339(self) -> String {
-        let at = match u64::try_from(self.0) {
-            Ok(ms) => UNIX_EPOCH + Duration::from_millis(ms),
-            Err(_) => UNIX_EPOCH,
-        };
-        humantime::format_rfc3339_millis(at).to_string()
-    }
-}
+use baghchal_table::time::Timestamp;
 
 /// A future that completes at a moment of wall time.
 pub type Wait = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -89,7 +48,7 @@ impl SystemClock {
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0);
         SystemClock {
-            wall: Timestamp(ms),
+            wall: Timestamp::from_millis(ms),
             instant: Instant::now(),
         }
     }
@@ -153,21 +112,6 @@ impl WallClock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timestamps_add_and_subtract_without_going_negative() {
-        let t = Timestamp::from_millis(1_000);
-        assert_eq!(t.after(Duration::from_millis(250)).as_millis(), 1_250);
-        assert_eq!(
-            t.since(Timestamp::from_millis(400)),
-            Duration::from_millis(600)
-        );
-        assert_eq!(Timestamp::from_millis(400).since(t), Duration::ZERO);
-        assert_eq!(
-            Timestamp::from_millis(0).rfc3339(),
-            "1970-01-01T00:00:00.000Z"
-        );
-    }
 
     #[tokio::test(start_paused = true)]
     async fn the_system_clock_advances_with_paused_tokio_time() {

@@ -18,10 +18,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::batch::write_batch;
-use crate::play::{Claim, Intent};
 use crate::stats::{self, SocketRole};
 use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
 use crate::tables::Tables;
+use baghchal_table::play::{Claim, Intent};
 
 /// How many messages a connection may send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use axum::response::IntoResponse;
 use baghchal_engine::Level;
 use baghchal_protocol::CreateTable;
 use baghchal_server::http::parse_request;
-use baghchal_server::names::side_to_wire;
+use baghchal_table::names::side_to_wire;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|body: &[u8]| {

@@ -7,10 +7,10 @@ use baghchal_rules::{Outcome, Record};
 use sqlx::Row;
 
 use super::{ClockColumns, Pool, Storage, StorageError};
-use crate::finished::{FinishedGame, SeatKind};
-use crate::names::{side_from_name, side_name};
-use crate::options::Format;
-use crate::time::Timestamp;
+use baghchal_table::finished::{FinishedGame, SeatKind};
+use baghchal_table::names::{side_from_name, side_name};
+use baghchal_table::options::Format;
+use baghchal_table::time::Timestamp;
 
 /// The insert of one game's row, in the dialect both databases share. A
 /// row already there (the backfill and the writer meeting) is kept.

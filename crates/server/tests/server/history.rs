@@ -6,10 +6,11 @@
 use baghchal_protocol::{ClientMessage, GameRecord, Opponent, Side as WireSide};
 use baghchal_rules::{Reason, Side};
 use baghchal_server::backfill::backfill_games;
-use baghchal_server::finished::SeatKind;
-use baghchal_server::play::{Event, Logged, Player};
 use baghchal_server::storage::Storage;
-use baghchal_server::time::Timestamp;
+use baghchal_table::finished::SeatKind;
+use baghchal_table::play::{Event, Logged};
+use baghchal_table::seat::Player;
+use baghchal_table::time::Timestamp;
 
 use crate::common::{request, Seated, TestDb, TestServer};
 use crate::on_both;

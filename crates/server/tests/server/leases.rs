@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use baghchal_rules::{Rules, Side};
-use baghchal_server::options::{Opponent, TableOptions};
-use baghchal_server::play::{Event, Logged, Player};
 use baghchal_server::storage::{Storage, StorageError, TableRow};
+use baghchal_table::options::{Opponent, TableOptions};
+use baghchal_table::play::{Event, Logged};
+use baghchal_table::seat::Player;
 
 use crate::common::{TestDb, PATIENCE};
 
@@ -21,7 +22,7 @@ fn row(id: &str) -> TableRow {
             spectator_seats: 0,
             rules: Rules::default(),
             clock: None,
-            format: baghchal_server::options::Format::Single,
+            format: baghchal_table::options::Format::Single,
         },
         host_secret: None,
         guest_secret: None,
@@ -39,7 +40,7 @@ fn first_move() -> Logged {
         },
         player: Some(Player::Host),
         client_id: Some("1".into()),
-        at: baghchal_server::time::Timestamp::from_millis(1_796_160_600_000),
+        at: baghchal_table::time::Timestamp::from_millis(1_796_160_600_000),
         board: 1,
     }
 }

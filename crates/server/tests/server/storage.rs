@@ -3,11 +3,12 @@
 //! however many claim it at the same moment.
 
 use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
-use baghchal_server::options::TableOptions;
-use baghchal_server::play::{Event, Logged, Player};
 use baghchal_server::storage::{Storage, TableRow};
-use baghchal_server::time::Timestamp;
 use baghchal_server::token::{self, Token};
+use baghchal_table::options::TableOptions;
+use baghchal_table::play::{Event, Logged};
+use baghchal_table::seat::Player;
+use baghchal_table::time::Timestamp;
 
 use crate::common::TestDb;
 use crate::on_both;

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::OnceLock;
 
-use crate::play::Player;
+use crate::seat::Player;
 
 /// Client ids remembered per player.
 pub const RECENT_IDS: usize = 256;

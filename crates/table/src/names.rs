@@ -7,9 +7,6 @@ use baghchal_protocol as wire;
 use baghchal_rules::notation::Format;
 use baghchal_rules::{Outcome, Phase, Reason, Repetition, Side};
 
-use crate::options::Opponent;
-use crate::play::{Claim, Event, Player};
-
 /// A rules side on the wire.
 pub fn side_to_wire(side: Side) -> wire::Side {
     match side {
@@ -76,72 +73,6 @@ pub fn repetition_from_name(name: &str) -> Option<Repetition> {
     }
 }
 
-impl Opponent {
-    /// The stored name (also the name in logs).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Opponent::Friend => "friend",
-            Opponent::Computer => "computer",
-            Opponent::Bots => "bots",
-        }
-    }
-
-    /// The opponent with this stored name.
-    pub fn parse(name: &str) -> Option<Opponent> {
-        match name {
-            "friend" => Some(Opponent::Friend),
-            "computer" => Some(Opponent::Computer),
-            "bots" => Some(Opponent::Bots),
-            _ => None,
-        }
-    }
-
-    /// On the wire.
-    pub fn to_wire(self) -> wire::Opponent {
-        match self {
-            Opponent::Friend => wire::Opponent::Friend,
-            Opponent::Computer => wire::Opponent::Computer,
-            Opponent::Bots => wire::Opponent::Bots,
-        }
-    }
-
-    /// From the wire.
-    pub fn from_wire(opponent: wire::Opponent) -> Opponent {
-        match opponent {
-            wire::Opponent::Friend => Opponent::Friend,
-            wire::Opponent::Computer => Opponent::Computer,
-            wire::Opponent::Bots => Opponent::Bots,
-        }
-    }
-}
-
-impl Player {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Player::Host => "host",
-            Player::Guest => "guest",
-        }
-    }
-
-    /// The player with this stored name.
-    pub fn parse(name: &str) -> Option<Player> {
-        match name {
-            "host" => Some(Player::Host),
-            "guest" => Some(Player::Guest),
-            _ => None,
-        }
-    }
-
-    /// On the wire.
-    pub fn to_wire(self) -> wire::Player {
-        match self {
-            Player::Host => wire::Player::Host,
-            Player::Guest => wire::Player::Guest,
-        }
-    }
-}
-
 /// A phase on the wire.
 pub fn phase_to_wire(phase: Phase) -> wire::Phase {
     match phase {
@@ -183,55 +114,11 @@ pub fn result_to_wire(outcome: Outcome) -> wire::GameResult {
     }
 }
 
-/// An event on the wire; `game_number` is the current game's.
-pub fn event_to_wire(event: &Event, game_number: u32) -> wire::TableEvent {
-    match *event {
-        Event::Played { side, action } => wire::TableEvent::Played {
-            side: side_to_wire(side),
-            action: action.to_string(),
-        },
-        Event::Resigned { side } => wire::TableEvent::Resigned {
-            side: side_to_wire(side),
-        },
-        Event::DrawOffered { side } => wire::TableEvent::DrawOffered {
-            side: side_to_wire(side),
-        },
-        Event::DrawDeclined { side } => wire::TableEvent::DrawDeclined {
-            side: side_to_wire(side),
-        },
-        Event::DrawAgreed => wire::TableEvent::DrawAgreed,
-        Event::RematchOffered { side } => wire::TableEvent::RematchOffered {
-            side: side_to_wire(side),
-        },
-        Event::RematchStarted => wire::TableEvent::RematchStarted { game: game_number },
-        Event::Flagged { side } => wire::TableEvent::Flagged {
-            side: side_to_wire(side),
-        },
-        Event::Claimed { side, claim } => wire::TableEvent::Claimed {
-            side: side_to_wire(side),
-            result: match claim {
-                Claim::Victory => wire::ClaimResult::Win,
-                Claim::Draw => wire::ClaimResult::Draw,
-            },
-        },
-        Event::Aborted { side } => wire::TableEvent::Aborted {
-            side: side_to_wire(side),
-        },
-        Event::RematchDeclined { side } => wire::TableEvent::RematchDeclined {
-            side: side_to_wire(side),
-        },
-        Event::RematchWithdrawn { side } => wire::TableEvent::RematchWithdrawn {
-            side: side_to_wire(side),
-        },
-        Event::DrawWithdrawn { side } => wire::TableEvent::DrawWithdrawn {
-            side: side_to_wire(side),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Opponent;
+    use crate::seat::Player;
 
     #[test]
     fn every_stored_and_wire_name_reads_back_as_itself() {

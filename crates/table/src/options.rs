@@ -31,6 +31,45 @@ pub enum Opponent {
     Bots,
 }
 
+impl Opponent {
+    /// The stored name (also the name in logs).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Opponent::Friend => "friend",
+            Opponent::Computer => "computer",
+            Opponent::Bots => "bots",
+        }
+    }
+
+    /// The opponent with this stored name.
+    pub fn parse(name: &str) -> Option<Opponent> {
+        match name {
+            "friend" => Some(Opponent::Friend),
+            "computer" => Some(Opponent::Computer),
+            "bots" => Some(Opponent::Bots),
+            _ => None,
+        }
+    }
+
+    /// On the wire.
+    pub fn to_wire(self) -> wire::Opponent {
+        match self {
+            Opponent::Friend => wire::Opponent::Friend,
+            Opponent::Computer => wire::Opponent::Computer,
+            Opponent::Bots => wire::Opponent::Bots,
+        }
+    }
+
+    /// From the wire.
+    pub fn from_wire(opponent: wire::Opponent) -> Opponent {
+        match opponent {
+            wire::Opponent::Friend => Opponent::Friend,
+            wire::Opponent::Computer => Opponent::Computer,
+            wire::Opponent::Bots => Opponent::Bots,
+        }
+    }
+}
+
 /// The games a series may have.
 pub const SERIES_GAMES: [u8; 3] = [2, 4, 6];
 
@@ -153,7 +192,7 @@ impl TableOptions {
     ///
     /// ```
     /// use baghchal_protocol::{CreateTable, Format, Opponent, Side, Variant};
-    /// use baghchal_server::options::TableOptions;
+    /// use baghchal_table::options::TableOptions;
     /// let raw = CreateTable { opponent: Opponent::Computer, side: Side::Goats, level: Some(1250),
     ///                         spectators: 0, variant: Variant::default(), clock: None,
     ///                         format: Format::Single, series_games: None };

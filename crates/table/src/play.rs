@@ -12,6 +12,7 @@ use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
 use crate::clock::Clocks;
 use crate::names::{result_to_wire, side_to_wire};
 use crate::options::{Format, Opponent, TableOptions};
+use crate::seat::Player;
 use crate::series::Standing;
 use crate::time::Timestamp;
 
@@ -19,25 +20,6 @@ use crate::time::Timestamp;
 pub const OFFERS_PER_GAME: u8 = 3;
 /// The least time between two offers of one kind by one player.
 pub const OFFER_SPACING: Duration = Duration::from_secs(10);
-
-/// Which player: the creator or the one who joined (or the computer).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Player {
-    /// The creator.
-    Host,
-    /// The opponent.
-    Guest,
-}
-
-impl Player {
-    /// 0 for the host, 1 for the guest: a place in a pair of seats.
-    pub fn index(self) -> usize {
-        match self {
-            Player::Host => 0,
-            Player::Guest => 1,
-        }
-    }
-}
 
 /// Something that happened at a table: the unit of storage and of the
 /// version count.

@@ -6,7 +6,8 @@ use baghchal_protocol as wire;
 use baghchal_rules::Reason;
 
 use crate::options::{Format, TableOptions};
-use crate::play::{Event, GameEnded, Intent, Logged, Play, Player, Refusal};
+use crate::play::{Event, GameEnded, Intent, Logged, Play, Refusal};
+use crate::seat::Player;
 use crate::time::Timestamp;
 
 /// A board's number: 1, or 2 at a two-board table.

@@ -4,7 +4,7 @@
 
 use baghchal_protocol as wire;
 
-use crate::play::Player;
+use crate::seat::Player;
 
 /// The games of one series counted so far. A win scores 1 and a draw ½
 /// for each player; an aborted game is not counted.
@@ -24,8 +24,8 @@ impl Standing {
     /// A series of `games` games before its first result.
     ///
     /// ```
-    /// use baghchal_server::play::Player;
-    /// use baghchal_server::series::Standing;
+    /// use baghchal_table::seat::Player;
+    /// use baghchal_table::series::Standing;
     /// let mut series = Standing::new(4);
     /// for winner in [Some(Player::Host), Some(Player::Host), Some(Player::Host)] {
     ///     series.count(winner);

@@ -1,0 +1,26 @@
+//! A Bagh-Chal table's play without I/O: the core that the server's table
+//! actor wraps. No async, no database, no clock of its own: every moment is
+//! an argument ([`time::Timestamp`]).
+//!
+//! - [`options`]: what a table is created with, checked from the wire;
+//! - [`seat`]: its two players;
+//! - [`play`]: one board's games, what a player may do ([`play::Play::decide`]),
+//!   the events that change the state ([`play::Play::apply`]) and the
+//!   public view; [`boards`]: the one or two boards of a table;
+//! - [`clock`], [`series`]: time controls and series standings;
+//! - [`finished`]: a finished game as the server stores it;
+//! - [`recent_ids`]: the client ids a table remembers, to apply a resent
+//!   action once;
+//! - [`names`] and [`view`]: the conversions to and from the wire.
+
+pub mod boards;
+pub mod clock;
+pub mod finished;
+pub mod names;
+pub mod options;
+pub mod play;
+pub mod recent_ids;
+pub mod seat;
+pub mod series;
+pub mod time;
+pub mod view;
