@@ -11,11 +11,8 @@ use baghchal_server::client_limit::TableLimit;
 use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
-use baghchal_server::Config;
+use baghchal_server::{Config, DEFAULT_DATABASE_URL};
 use tracing_subscriber::EnvFilter;
-
-/// The database of a server started without `--database-url`.
-pub const DEFAULT_DATABASE_URL: &str = "sqlite://baghchal.db?mode=rwc";
 
 /// Options of `baghchal serve`.
 #[derive(clap::Args, Debug)]

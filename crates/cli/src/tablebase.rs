@@ -96,7 +96,8 @@ impl Location {
 
 /// The database `serve` would use: `DATABASE_URL`, or its default.
 fn database_url() -> String {
-    std::env::var("DATABASE_URL").unwrap_or_else(|_| crate::serve::DEFAULT_DATABASE_URL.to_owned())
+    std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| baghchal_server::DEFAULT_DATABASE_URL.to_owned())
 }
 
 #[derive(clap::Subcommand, Debug)]

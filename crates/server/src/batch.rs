@@ -7,7 +7,7 @@ use baghchal_protocol::CloseCode;
 use futures_util::{Sink, SinkExt};
 use tokio::sync::mpsc;
 
-use crate::table::Outgoing;
+use crate::table::conn::Outgoing;
 
 /// Frames a socket writes at once at most, of those its table queued.
 pub const WRITE_AT_ONCE: usize = 8;

@@ -37,7 +37,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::table::{ConnId, Member, Outbox, Outgoing, TableClosed, TableHandle, OUTBOX_LEN};
+use crate::table::conn::{ConnId, Member, Outbox, Outgoing, TableClosed, OUTBOX_LEN};
+use crate::table::LocalTable;
 use baghchal_table::play::{Claim, Intent};
 use baghchal_table::seat::Player;
 
@@ -573,7 +574,7 @@ impl Node {
     pub async fn serve_table(
         &self,
         table: &str,
-        handle: TableHandle,
+        handle: LocalTable,
         stop: CancellationToken,
         tasks: &TaskTracker,
     ) -> Result<(), async_nats::SubscribeError> {
@@ -616,7 +617,7 @@ impl Node {
         Ok(())
     }
 
-    async fn sweep(&self, handle: &TableHandle, conns: &mut RemoteConns) {
+    async fn sweep(&self, handle: &LocalTable, conns: &mut RemoteConns) {
         let now = Instant::now();
         let mut stale = Vec::new();
         conns.retain(|_, relayed| {
@@ -637,7 +638,7 @@ impl Node {
 
     async fn answer(
         &self,
-        handle: &TableHandle,
+        handle: &LocalTable,
         request: Request,
         conns: &mut RemoteConns,
         relays: &TaskTracker,

@@ -18,6 +18,7 @@ pub mod batch;
 pub mod bot;
 pub mod client_limit;
 pub mod cluster;
+pub mod handle;
 pub mod headers;
 pub mod http;
 pub mod notation;
@@ -56,6 +57,10 @@ use crate::storage::{Storage, StorageError};
 use crate::table::Pace;
 use crate::tablebase::TablebaseSlot;
 use crate::tables::{Tables, TablesError};
+
+/// The database of a server started without one named: an SQLite file in
+/// the current directory.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://baghchal.db?mode=rwc";
 
 /// How a server runs.
 #[derive(Clone)]

@@ -21,8 +21,9 @@ use crate::table::Pace;
 use crate::throttle::Activity;
 
 use crate::cluster::Node;
+use crate::handle::TableHandle;
 use crate::storage::{StorageError, TableRow};
-use crate::table::{TableContext, TableHandle, Tenure};
+use crate::table::{LocalTable, TableContext, Tenure};
 use crate::time::WallClock;
 use crate::token::{self, Token};
 use baghchal_table::options::{Opponent, TableOptions};
@@ -183,12 +184,16 @@ impl Tables {
 
     /// Removes `handle`'s table from the registry, if the registry holds
     /// that very task for `id`.
-    fn forget(&self, id: &str, handle: &TableHandle) {
+    fn forget(&self, id: &str, table: &LocalTable) {
         let mut open = self.lock();
         let Some(opened) = open.get(id).and_then(|slot| slot.get()) else {
             return;
         };
-        if !opened.handle.same_table(handle) {
+        if !opened
+            .handle
+            .as_local()
+            .is_some_and(|t| t.same_table(table))
+        {
             return;
         }
         if let Some(epoch) = opened.tenure.epoch {
@@ -240,12 +245,12 @@ impl Tables {
     ) -> Result<Opened, TablesError> {
         let id = row.id.clone();
         let tenure = self.tenure(epoch);
-        let handle = TableHandle::spawn(row, events, self.inner.context.clone(), tenure.clone())?;
+        let table = crate::table::spawn(row, events, self.inner.context.clone(), tenure.clone())?;
         if let Some(node) = &self.inner.node {
             let served = node
                 .serve_table(
                     &id,
-                    handle.clone(),
+                    table.clone(),
                     tenure.stop.clone(),
                     &self.inner.context.tasks,
                 )
@@ -256,7 +261,7 @@ impl Tables {
             }
         }
         Ok(Opened {
-            handle,
+            handle: TableHandle::local(table),
             tenure,
             deadline: Mutex::new(deadline),
         })

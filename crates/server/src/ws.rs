@@ -18,8 +18,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::batch::write_batch;
+use crate::handle::TableHandle;
 use crate::stats::{self, SocketRole};
-use crate::table::{encode, ConnId, Member, Outgoing, TableHandle, OUTBOX_LEN};
+use crate::table::conn::{encode, ConnId, Member, Outgoing, OUTBOX_LEN};
 use crate::tables::Tables;
 use baghchal_table::play::{Claim, Intent};
 

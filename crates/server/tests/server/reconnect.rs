@@ -182,7 +182,7 @@ async fn a_client_too_far_behind_gets_a_snapshot(db: &TestDb) {
     let mut spectator = server.connect().await;
     spectator.hello(&created.table, &watch, None).await;
     // More events than the server keeps in memory.
-    let limit = baghchal_server::table::EVENT_LOG_LEN as u64 + 10;
+    let limit = baghchal_server::table::conn::EVENT_LOG_LEN as u64 + 10;
     while spectator.version < limit {
         spectator.recv().await;
     }

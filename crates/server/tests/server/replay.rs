@@ -4,7 +4,7 @@
 //! the size of a real game's, on one board and on two.
 
 use baghchal_protocol::{ClientMessage, CreateTable, Format, Opponent, ServerMessage, Side};
-use baghchal_server::table::{EVENT_LOG_BYTES, EVENT_LOG_LEN};
+use baghchal_server::table::conn::{EVENT_LOG_BYTES, EVENT_LOG_LEN};
 
 use crate::common::{request, spectator_token, Seated, TestDb, TestServer};
 use crate::on_both;

@@ -1,0 +1,170 @@
+//! A player's command, and the flag that falls by itself.
+
+use baghchal_protocol as wire;
+
+use crate::stats::ActionStage;
+use baghchal_table::boards::{Board, Target, UnknownBoard};
+use baghchal_table::play::{Event, Intent, Refusal};
+use baghchal_table::time::Timestamp;
+
+use super::conn::{encode, ConnId, Member, Outgoing};
+use super::{Table, ABSENCE_GRACE};
+
+impl Table {
+    /// A player's action on `board` (as the client named it), taken up
+    /// at `taken`.
+    pub(super) async fn act(
+        &mut self,
+        conn: ConnId,
+        id: Option<String>,
+        board: Option<Board>,
+        intent: Result<Intent, String>,
+        taken: std::time::Instant,
+    ) {
+        // A connection replaced or dropped meanwhile has no say.
+        let Some((member, outbox)) = self.member_of(conn) else {
+            return;
+        };
+        let reply_error =
+            |code: wire::ErrorCode, reason: Option<wire::IllegalReason>, message: String| {
+                crate::stats::action_refused(code);
+                let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
+                    id: id.clone(),
+                    code,
+                    reason,
+                    message,
+                })));
+            };
+        let Member::Player(player) = member else {
+            reply_error(
+                wire::ErrorCode::Spectator,
+                None,
+                "spectators cannot act".into(),
+            );
+            return;
+        };
+        if let Some(id) = &id {
+            if self.recent.contains(player, id) {
+                let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Ack {
+                    id: id.clone(),
+                })));
+                return;
+            }
+        }
+        let intent = match intent {
+            Ok(intent) => intent,
+            Err(message) => {
+                reply_error(
+                    wire::ErrorCode::IllegalAction,
+                    Some(wire::IllegalReason::Notation),
+                    message,
+                );
+                return;
+            }
+        };
+        let target = match self.boards.target(board, &intent) {
+            Ok(target) => target,
+            Err(UnknownBoard) => {
+                reply_error(
+                    wire::ErrorCode::UnknownBoard,
+                    None,
+                    UnknownBoard::message(self.boards.count()),
+                );
+                return;
+            }
+        };
+        // A flag due falls before anything else is decided.
+        if !self.flag_if_due().await {
+            reply_error(
+                wire::ErrorCode::Internal,
+                None,
+                "the server could not store that; nothing changed, try again".into(),
+            );
+            return;
+        }
+        let now = self.now();
+        let refuse = |refusal: Refusal| {
+            let (code, reason) = refusal.code();
+            reply_error(code, reason, refusal.message());
+        };
+        if intent == Intent::Rematch && self.cancelled() {
+            reply_error(
+                wire::ErrorCode::GameOver,
+                None,
+                "the host cancelled this table".into(),
+            );
+            return;
+        }
+        let events = match self.boards.decide(player, target, intent, now) {
+            Ok(events) => events,
+            Err(refusal) => return refuse(refusal),
+        };
+        if let Intent::Claim(_) = intent {
+            // Only the game the absence names may be claimed.
+            let claimable = self.absence().is_some_and(|(board, absent, since)| {
+                target == Target::One(board)
+                    && self
+                        .boards
+                        .get(board)
+                        .is_some_and(|play| play.side_of(player) != absent)
+                    && now >= since.after(ABSENCE_GRACE)
+            });
+            if !claimable {
+                return refuse(Refusal::NotClaimable);
+            }
+        }
+        crate::stats::stage(ActionStage::Decide, taken.elapsed());
+        if self
+            .commit_events(events, Some(player), id.as_deref())
+            .await
+        {
+            crate::stats::action_accepted();
+        } else {
+            reply_error(
+                wire::ErrorCode::Internal,
+                None,
+                "the server could not store that; nothing changed, try again".into(),
+            );
+        }
+    }
+
+    /// When the first running side's flag falls on `board`, if a clock
+    /// runs there.
+    pub(super) fn flag_due_on(&self, board: Board) -> Option<Timestamp> {
+        let (_, deadline) = self.boards.get(board)?.clocks()?.deadline()?;
+        Some(deadline.max(self.flag_not_before))
+    }
+
+    /// When the first flag falls on any board.
+    pub(super) fn flag_due(&self) -> Option<Timestamp> {
+        (1..=self.boards.count())
+            .filter_map(|board| self.flag_due_on(board))
+            .min()
+    }
+
+    /// Ends each board's game on time if its running side's time is out.
+    /// Returns `false` only when a flag could not be stored.
+    pub(super) async fn flag_if_due(&mut self) -> bool {
+        let mut stored = true;
+        for board in 1..=self.boards.count() {
+            let Some(due) = self.flag_due_on(board) else {
+                continue;
+            };
+            if self.now() < due {
+                continue;
+            }
+            let running = self
+                .boards
+                .get(board)
+                .and_then(|play| play.clocks()?.running());
+            let Some((side, _)) = running else {
+                continue;
+            };
+            tracing::info!(side = ?side, board, "flag");
+            stored &= self
+                .commit(board, Event::Flagged { side }, None, None)
+                .await;
+        }
+        stored
+    }
+}

@@ -1,0 +1,64 @@
+//! What a table and its sockets exchange: the frames a table queues for
+//! a connection, who the connection is there, and how much the table keeps
+//! for connections that come back.
+
+use axum::extract::ws::Utf8Bytes;
+use baghchal_protocol as wire;
+use tokio::sync::mpsc;
+
+use baghchal_table::seat::Player;
+
+/// Events kept in memory per table for reconnecting clients, at most.
+pub const EVENT_LOG_LEN: usize = 256;
+/// The bytes of encoded events kept per table for reconnecting clients,
+/// at most (the older ones go first; a client that missed more gets a
+/// snapshot): what bounds a busy table's memory. An event's frame is
+/// about 550 bytes (650 at a two-board table), so this keeps the last 30
+/// or so (25), more than a refresh or a change of network misses;
+/// the log is what a server's memory grows by while its tables play, up
+/// to this bound for each (40 MiB for 2,500 tables).
+pub const EVENT_LOG_BYTES: usize = 16 * 1024;
+/// Messages queued for one connection before it counts as too slow: room
+/// for a welcome, a full replay of the event log and a presence.
+pub const OUTBOX_LEN: usize = EVENT_LOG_LEN + 64;
+
+/// A connection's id, for logs and for telling sockets apart.
+pub type ConnId = u64;
+
+/// What a table sends to a connection.
+#[derive(Clone, Debug)]
+pub enum Outgoing {
+    /// A message, serialized once for every receiver.
+    Text(Utf8Bytes),
+    /// A frame broadcast to every subscriber (an event, or presence),
+    /// serialized once, with the moment the table sent it (for
+    /// [`ActionStage::ToSocket`]).
+    Event(Utf8Bytes, std::time::Instant),
+    /// Close the socket with this code.
+    Close(wire::CloseCode),
+}
+
+/// The sending half of a connection's queue.
+pub type Outbox = mpsc::Sender<Outgoing>;
+
+/// Who a connection is at its table.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Member {
+    /// A player.
+    Player(Player),
+    /// A spectator.
+    Spectator,
+}
+
+/// The table's task has ended (the server is shutting down), or its owner
+/// does not answer.
+#[derive(Debug, thiserror::Error)]
+#[error("the table is closed")]
+pub struct TableClosed;
+
+/// Serializes a server message once, for any number of receivers.
+pub fn encode(message: &wire::ServerMessage) -> Utf8Bytes {
+    // Serializing these types cannot fail: no maps with non-string keys,
+    // no failing Serialize impls.
+    Utf8Bytes::from(serde_json::to_string(message).unwrap_or_default())
+}
