@@ -256,7 +256,10 @@ mod tests {
         );
         assert_eq!(
             message(r#"{"game":{"format":"pypi","text":"1. G33 B5142 2. G42"}}"#),
-            ("game".into(), "ply 3: G42: that point is occupied".into())
+            (
+                "game".into(),
+                "line 1, ply 3: G42: that point is occupied".into()
+            )
         );
         assert_eq!(
             message(r#"{"game":{"format":"obx","text":"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT q c0 - 0"}}"#),

@@ -17,7 +17,7 @@
 //! assert_eq!(notation::read(Format::Obx, &obx, Rules::default()).unwrap().actions(), game.actions());
 //!
 //! let err = notation::read(Format::Pypi, "1. G42 B5142", Rules::default()).unwrap_err();
-//! assert_eq!(err.to_string(), "ply 2: B5142: that point is occupied");
+//! assert_eq!(err.to_string(), "line 1, ply 2: B5142: that point is occupied");
 //! ```
 
 use std::fmt;
@@ -88,7 +88,8 @@ impl FromStr for Format {
     }
 }
 
-/// Why a game text is refused.
+/// Why a game text is refused. Every refusal names the line of the text
+/// it is about (from 1); a refused action also its ply.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum NotationError {
     /// The text does not parse.
@@ -98,13 +99,18 @@ pub enum NotationError {
         /// What is wrong.
         reason: String,
     },
-    /// The rules or the start it names are not a game of this project.
+    /// The rules or the start it names are not a game of this project
+    /// (a start whose ply count contradicts its side to move included).
     Start {
+        /// The line that names them.
+        line: usize,
         /// What is wrong.
         reason: String,
     },
     /// An action is not legal where it stands.
     Illegal {
+        /// The line the action is on.
+        line: usize,
         /// The half move of the game it would be (the first action of a
         /// game is ply 1; a start's own ply count is included).
         ply: u32,
@@ -116,6 +122,8 @@ pub enum NotationError {
     /// The text says something the actions do not lead to (a board, a
     /// counter, a result).
     Inconsistent {
+        /// The line that says it.
+        line: usize,
         /// The half move at which it does.
         ply: u32,
         /// What disagrees.
@@ -123,17 +131,42 @@ pub enum NotationError {
     },
 }
 
+impl NotationError {
+    /// The line of the text the refusal is about, from 1.
+    pub fn line(&self) -> usize {
+        match self {
+            NotationError::Syntax { line, .. }
+            | NotationError::Start { line, .. }
+            | NotationError::Illegal { line, .. }
+            | NotationError::Inconsistent { line, .. } => *line,
+        }
+    }
+
+    /// The ply of a refused action or of a disagreement.
+    pub fn ply(&self) -> Option<u32> {
+        match self {
+            NotationError::Illegal { ply, .. } | NotationError::Inconsistent { ply, .. } => {
+                Some(*ply)
+            }
+            NotationError::Syntax { .. } | NotationError::Start { .. } => None,
+        }
+    }
+}
+
 impl fmt::Display for NotationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NotationError::Syntax { line, reason } => write!(f, "line {line}: {reason}"),
-            NotationError::Start { reason } => write!(f, "start: {reason}"),
+            NotationError::Start { line, reason } => write!(f, "line {line}: start: {reason}"),
             NotationError::Illegal {
+                line,
                 ply,
                 action,
                 reason,
-            } => write!(f, "ply {ply}: {action}: {reason}"),
-            NotationError::Inconsistent { ply, reason } => write!(f, "ply {ply}: {reason}"),
+            } => write!(f, "line {line}, ply {ply}: {action}: {reason}"),
+            NotationError::Inconsistent { line, ply, reason } => {
+                write!(f, "line {line}, ply {ply}: {reason}")
+            }
         }
     }
 }
@@ -193,13 +226,23 @@ fn next_ply(game: &Game) -> u32 {
     u32::from(game.position().ply()) + 1
 }
 
-/// Plays `action` (written `written`) in `game`, or says at which ply and
-/// why it is illegal.
-fn play(game: &mut Game, action: Action, written: &str) -> Result<(), NotationError> {
+/// Plays `action` (written `written` on `line`) in `game`, or says at
+/// which ply and why it is illegal.
+fn play(game: &mut Game, action: Action, written: &str, line: usize) -> Result<(), NotationError> {
     let ply = next_ply(game);
     game.play(action).map_err(|reason| NotationError::Illegal {
+        line,
         ply,
         action: written.to_owned(),
         reason: reason.to_string(),
+    })
+}
+
+/// Refuses a start that no game reaches: its ply count contradicts its
+/// side to move.
+fn check_start(position: &crate::Position, line: usize) -> Result<(), NotationError> {
+    position.check_turn().map_err(|e| NotationError::Start {
+        line,
+        reason: e.to_string(),
     })
 }

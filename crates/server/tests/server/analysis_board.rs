@@ -147,7 +147,7 @@ async fn a_pasted_game_is_read_in_each_notation() {
     let (status, error) = refused(&server, &body.to_string()).await;
     assert_eq!((status, error.error.as_str()), (422, "illegal_action"));
     assert_eq!(error.field.as_deref(), Some("game"));
-    assert_eq!(error.message, "ply 3: G42: that point is occupied");
+    assert_eq!(error.message, "line 1, ply 3: G42: that point is occupied");
     let body = serde_json::json!({"game": {"format": "pypi", "text": "1. G3"}});
     let (status, error) = refused(&server, &body.to_string()).await;
     assert_eq!((status, error.error.as_str()), (422, "invalid_notation"));
@@ -159,7 +159,7 @@ async fn a_pasted_game_is_read_in_each_notation() {
     let (status, error) = refused(&server, &body.to_string()).await;
     assert_eq!(
         (status, error.message.as_str()),
-        (422, "ply 2: c3: no goat can be placed now")
+        (422, "line 2, ply 2: c3: no goat can be placed now")
     );
     server.stop().await;
 }
