@@ -202,6 +202,69 @@ pub fn read(format: Format, text: &str, rules: crate::Rules) -> Result<Game, Not
     }
 }
 
+/// The notation `text` is written in, told by its first words: a record
+/// starts with `rules`, `start`, `actions` or `result`; a PyPI move list
+/// with a move number (`1.`); a position of the package or of OBX with
+/// its board, told apart by the side to move after it (`G` or `B` for
+/// the package, `g` or `t` for OBX) or else by the board's letters (`B`
+/// and digits for the package, `T` and `X` for OBX); a line that starts
+/// with `OBX:` is OBX. Otherwise the text is refused with its first line.
+///
+/// ```
+/// use baghchal_rules::notation::{self, Format};
+/// assert_eq!(notation::detect("rules standard\nactions c3"), Ok(Format::Record));
+/// assert_eq!(notation::detect("1. G33 B5142"), Ok(Format::Pypi));
+/// assert_eq!(notation::detect("B3B/5/5/5/B3B G 0"), Ok(Format::Pypi));
+/// assert_eq!(notation::detect("TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #"), Ok(Format::Obx));
+/// assert_eq!(
+///     notation::detect("\nc3 a1-b2").unwrap_err().to_string(),
+///     "line 2: c3 starts no game of a notation read here: a record starts with \
+///      rules, start, actions or result, a PyPI move list with 1., a position \
+///      with its board (B3B/5/5/5/B3B G 0 or TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #)",
+/// );
+/// ```
+pub fn detect(text: &str) -> Result<Format, NotationError> {
+    let Some((n, line)) = text
+        .lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, l.trim()))
+        .find(|(_, l)| !l.is_empty())
+    else {
+        return Err(NotationError::Syntax {
+            line: 1,
+            reason: "no game: the text is empty".into(),
+        });
+    };
+    if line.starts_with("OBX:") {
+        return Ok(Format::Obx);
+    }
+    let mut words = line.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let numbered = first
+        .split_once('.')
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let format = match first {
+        "rules" | "start" | "actions" | "result" => Some(Format::Record),
+        _ if numbered => Some(Format::Pypi),
+        board if board.contains('/') => match words.next() {
+            Some("g" | "t") => Some(Format::Obx),
+            Some("G" | "B") => Some(Format::Pypi),
+            _ if board.contains(['T', 'X']) => Some(Format::Obx),
+            _ if board.contains(|c: char| c == 'B' || c.is_ascii_digit()) => Some(Format::Pypi),
+            _ => None,
+        },
+        _ => None,
+    };
+    format.ok_or_else(|| NotationError::Syntax {
+        line: n,
+        reason: format!(
+            "{first} starts no game of a notation read here: a record starts with \
+             rules, start, actions or result, a PyPI move list with 1., a position \
+             with its board (B3B/5/5/5/B3B G 0 or TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #)"
+        ),
+    })
+}
+
 /// Writes `game` in `format`.
 pub fn write(format: Format, game: &Game) -> Result<String, WriteError> {
     match format {
@@ -245,4 +308,69 @@ fn check_start(position: &crate::Position, line: usize) -> Result<(), NotationEr
         line,
         reason: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rules;
+
+    /// A game of seeded legal actions, `plies` long or to its end.
+    fn game(seed: u64, plies: usize) -> Game {
+        let mut game = Game::new(Rules::default());
+        let mut state = seed;
+        while !game.is_finished() && game.actions().len() < plies {
+            let legal = game.position().legal_actions();
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            game.play(legal[(state >> 33) as usize % legal.len()])
+                .unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn every_text_a_notation_writes_is_detected_as_that_notation() {
+        for seed in 0..20 {
+            let game = game(seed, 30 + seed as usize * 7);
+            for format in Format::ALL {
+                let text = write(format, &game).unwrap();
+                assert_eq!(detect(&text), Ok(format), "{text}");
+            }
+            let position = game.position();
+            let fen = pypi::write_fen(position).unwrap();
+            assert_eq!(detect(&fen), Ok(Format::Pypi), "{fen}");
+            let line = obx::write_position(position, None).unwrap();
+            assert_eq!(detect(&line), Ok(Format::Obx), "{line}");
+        }
+    }
+
+    #[test]
+    fn texts_as_people_paste_them_are_detected() {
+        let cases = [
+            ("\n\n  rules standard\nactions c3\n", Format::Record),
+            (
+                "start T...T/...../...../...../T...T g 20 0 0\n",
+                Format::Record,
+            ),
+            ("1.G14", Format::Pypi),
+            ("12. G33 B5142", Format::Pypi),
+            ("B3B/5/5/5/B3B G 0", Format::Pypi),
+            ("OBX: TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #", Format::Obx),
+            ("TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0", Format::Obx),
+            // A board alone, without its side to move: told by its letters.
+            ("TXXXT/XXXXX/XXXXX/XXXXX/TXXXT", Format::Obx),
+            ("B3B/5/5/5/B3B", Format::Pypi),
+        ];
+        for (text, format) in cases {
+            assert_eq!(detect(text), Ok(format), "{text:?}");
+        }
+        for text in ["", " \n ", "c3 a1-b2", "GGGGG/GGGGG", ".1 G33", "pgn"] {
+            assert!(
+                matches!(detect(text), Err(NotationError::Syntax { .. })),
+                "{text:?}"
+            );
+        }
+    }
 }
