@@ -12,7 +12,7 @@
 //! tigers' third); the start's is a bare `#`. A line may begin with
 //! `OBX:`, as the README's own lines do.
 //!
-//! The README's first revision of 2.0 (504686d, 2024-12-23) counted the
+//! The README's earlier revision of 2.0 (504686d, 2024-12-23) counted the
 //! move number in half moves from 0 (`TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0
 //! mC3 1`) and wrote a capture like a step (`mA1C1`). Reading accepts that
 //! syntax too; writing follows the current one.
@@ -64,7 +64,7 @@ enum Last {
     /// `mC3`: a goat placed.
     Place(Square),
     /// `mA1B2`, a step; `mA1C1(B1)`, a jump with the point it passes over
-    /// (`over`); `mA1C1`, a jump in the first revision's syntax.
+    /// (`over`); `mA1C1`, a jump in the earlier revision's syntax.
     Between {
         from: Square,
         to: Square,
@@ -80,7 +80,7 @@ enum Number {
     /// `#g1`, `#t3`: the side that made the last move and how many moves
     /// it has made.
     Move(Side, u16),
-    /// A bare number, the first revision's: half moves from 0.
+    /// A bare number, the earlier revision's: half moves from 0.
     Ply(u16),
 }
 
@@ -213,7 +213,7 @@ fn read_last(text: &str) -> Option<Last> {
     }
 }
 
-/// `#`, `-`, `#g1`, `#t3`, or the first revision's `12`.
+/// `#`, `-`, `#g1`, `#t3`, or the earlier revision's `12`.
 fn read_number(text: &str) -> Option<Number> {
     match text {
         "#" | "-" => Some(Number::Unrecorded),
@@ -338,7 +338,8 @@ pub fn write(game: &Game) -> Result<String, WriteError> {
 }
 
 /// Reads OBX lines under `rules`: one line is a position, several are a
-/// game from the first. Empty lines are skipped; the lines a refusal
+/// game from the first. Empty lines are skipped, and so is a line equal to
+/// the one before it (the same position shown again); the lines a refusal
 /// names count them.
 ///
 /// ```
@@ -365,7 +366,14 @@ pub fn read(text: &str, rules: Rules) -> Result<Game, NotationError> {
         });
     };
     let mut game = Game::from_position(position_of(&read_line(first, n)?, rules, n)?);
+    let mut before = unlabelled(first);
     for (n, text) in lines {
+        // The same position shown again, as the README's example sequence
+        // shows each step's first line again.
+        if unlabelled(text) == before {
+            continue;
+        }
+        before = unlabelled(text);
         let line = read_line(text, n)?;
         let written = unlabelled(text)
             .split_whitespace()
@@ -541,6 +549,17 @@ mod tests {
             read(sequence, Rules::default()).unwrap_err().to_string(),
             "line 3, ply 2: mA1B2: that point is occupied",
         );
+        // As the README writes it, each step's first line repeating the
+        // line before: the repeated lines are the same positions again.
+        let lines: Vec<&str> = sequence.lines().collect();
+        let verbatim = [
+            lines[0], lines[0], lines[1], lines[1], lines[2], lines[2], lines[3],
+        ]
+        .join("\n");
+        assert_eq!(
+            read(&verbatim, Rules::default()).unwrap_err().to_string(),
+            "line 5, ply 2: mA1B2: that point is occupied",
+        );
         // The API's response: A1 to C3 passes over B2, not B1.
         let api = "TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t c0 mB1 #g1\n\
                    XXTXT/XXXXX/XXGXX/XXXXX/TXXXX g c1 mA1C3(B1) #t1\n";
@@ -550,10 +569,10 @@ mod tests {
         );
     }
 
-    /// The first revision's syntax, a ply as the move number and a
+    /// The earlier revision's syntax, a ply as the move number and a
     /// capture written like a step, is still read.
     #[test]
-    fn the_first_revisions_syntax_is_read_too() {
+    fn the_earlier_revisions_syntax_is_read_too() {
         let old = "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0\n\
                    TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t c0 mB1 1\n\
                    XXTXT/XXXXX/XXXXX/XXXXX/TXXXT g c1 mA1C1 2\n";
@@ -566,7 +585,7 @@ mod tests {
              TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t c0 mB1 #g1\n\
              XXTXT/XXXXX/XXXXX/XXXXX/TXXXT g c1 mA1C1(B1) #t1\n"
         );
-        // The first revision's example 2, a position alone: ply 12.
+        // The earlier revision's example 2, a position alone: ply 12.
         let game = read(
             "GGGGG/GTTTG/GXTXG/GXXXG/GGGGG g c2 mA3B3 12",
             Rules::default(),
