@@ -146,10 +146,12 @@ export class AnalysisView {
     }
     if (this.destroyed || seq !== this.sent) return;
     this.busy = false;
-    // A pasted game's answer is told next to the paste box; any other
-    // request leaves what it said about the last paste.
+    // A pasted game's answer is told next to the paste box; a line set up
+    // otherwise (the start, position text) clears it, and moving along the
+    // pasted line keeps it.
     if (pasted && board?.game_format) this.pasteNote = { read: board.game_format };
     else if (pasted && error) this.pasteNote = { refused: error };
+    else if (newLine && board) this.pasteNote = null;
     this.error = pasted && error ? null : error;
     if (board) {
       this.board = board;

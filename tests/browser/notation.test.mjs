@@ -54,10 +54,17 @@ test('an OBX game in the current syntax is pasted without naming its notation an
   assert.equal(await page.locator('#current-position').inputValue(), 'T...T/...T./...../...../G...T g 18 1 4');
   assert.match(await page.locator('#counter-eaten').innerText(), /^1\/5$/);
   assert.deepEqual(await seriousViolations(page), []);
+  // Stepping back along the pasted line keeps what the paste box said.
+  await page.getByRole('button', { name: 'Ply 2: a1-b2' }).click();
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('current-position')).value.endsWith(' 2'));
+  assert.equal(await page.locator('#paste-status').textContent(), 'Read as OBX 2.0 (baghchal.net).');
   // In Nepali the paste box says it in Nepali.
   await page.locator('#lang').click();
   assert.equal(await waitText(page, '#paste-status', /पढियो/), 'OBX 2.0 (baghchal.net) का रूपमा पढियो।');
   await page.locator('#lang').click();
+  // The start set up again: the paste box has nothing to say.
+  await page.locator('#analysis-start').click();
+  await waitText(page, '#paste-status', '');
   clean(p);
   await p.context.close();
 });
