@@ -70,6 +70,12 @@ impl std::error::Error for PositionError {}
 /// strictly from the rules' first side, which therefore moves at the even
 /// plies and the other side at the odd ones. No game reaches such a
 /// position ([`Position::check_turn`]).
+///
+/// ```
+/// use baghchal_rules::{Side, TurnError};
+/// let e = TurnError { ply: 0, side: Side::Tiger, first: Side::Goat };
+/// assert_eq!(e.to_string(), "at ply 0 it is the goats' turn, not the tigers': the goats move first, at the even plies");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct TurnError {
     /// The position's ply count.

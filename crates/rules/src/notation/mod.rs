@@ -133,6 +133,14 @@ pub enum NotationError {
 
 impl NotationError {
     /// The line of the text the refusal is about, from 1.
+    ///
+    /// ```
+    /// use baghchal_rules::notation::{self, Format};
+    /// use baghchal_rules::Rules;
+    /// let err = notation::read(Format::Record, "rules standard\nactions c3 c3\n", Rules::default()).unwrap_err();
+    /// assert_eq!((err.line(), err.ply()), (2, Some(2)));
+    /// assert_eq!(err.to_string(), "line 2, ply 2: c3: no goat can be placed now");
+    /// ```
     pub fn line(&self) -> usize {
         match self {
             NotationError::Syntax { line, .. }
@@ -142,7 +150,15 @@ impl NotationError {
         }
     }
 
-    /// The ply of a refused action or of a disagreement.
+    /// The ply of a refused action or of a disagreement; `None` for a
+    /// text that does not parse and for a start.
+    ///
+    /// ```
+    /// use baghchal_rules::notation::{self, Format};
+    /// use baghchal_rules::Rules;
+    /// let err = notation::read(Format::Pypi, "1. G33 B51", Rules::default()).unwrap_err();
+    /// assert_eq!((err.line(), err.ply()), (1, None));
+    /// ```
     pub fn ply(&self) -> Option<u32> {
         match self {
             NotationError::Illegal { ply, .. } | NotationError::Inconsistent { ply, .. } => {
