@@ -1,5 +1,6 @@
 // The analysis board, `/analysis`: any position of any line, from the start,
-// from position text or from a pasted game, played for either side from
+// from position text or from a pasted game (in the notation the server tells
+// from its text, unless one is chosen), played for either side from
 // the server's legal list (`POST /api/analysis`; the page knows no rules),
 // with the value of every legal action: the tablebase's exact result in the
 // movement phase, a bounded search's elsewhere.
@@ -23,6 +24,28 @@ const FORMATS = /** @type {[NotationFormat, StringKey][]} */ ([
   ['obx', 'notationObx'],
 ]);
 
+/** The paste box's choices: the server tells the notation from the text, or the one named. */
+const PASTE_CHOICES = /** @type {[NotationFormat | 'detect', StringKey][]} */ ([['detect', 'notationDetect'], ...FORMATS]);
+
+/**
+ * The name of a notation, in the page's language.
+ * @param {NotationFormat} format
+ */
+function formatName(format) {
+  const found = FORMATS.find(([f]) => f === format);
+  return found ? t(found[1]) : format;
+}
+
+/**
+ * What the paste box says about a refused game: the server's message
+ * starts with the notation it read the text in (`obx: line 3, ply 2: …`).
+ * @param {string} message
+ */
+function pasteRefusal(message) {
+  const m = /^(record|pypi|obx): ([\s\S]*)$/.exec(message);
+  return m ? t('pasteRefused', { format: formatName(/** @type {NotationFormat} */ (m[1])), message: m[2] }) : t('pasteUnread', { message });
+}
+
 export class AnalysisView {
   /** @param {(path: string) => void} navigate opens another view of the page */
   constructor(navigate) {
@@ -41,6 +64,8 @@ export class AnalysisView {
     this.justPlayed = null;
     /** @type {string | null} */
     this.error = null;
+    /** @type {{read: NotationFormat} | {refused: string} | null} what the paste box says about the last pasted game */
+    this.pasteNote = null;
     this.busy = false;
     /** Requests sent, so that only the answer to the latest is shown. */
     this.sent = 0;
@@ -56,10 +81,10 @@ export class AnalysisView {
       },
     });
     this.moveList.swipeOn(this.boardRoot);
-    /** @type {{status: HTMLElement, values: HTMLElement, counters: HTMLElement, headline: HTMLElement, current: HTMLInputElement} | null} */
+    /** @type {{status: HTMLElement, values: HTMLElement, counters: HTMLElement, headline: HTMLElement, current: HTMLInputElement, paste: HTMLElement} | null} */
     this.el = null;
     /** What the set-up form holds, kept across a language switch. */
-    this.form = { position: '', pasted: '', format: /** @type {NotationFormat} */ ('record') };
+    this.form = { position: '', pasted: '', format: /** @type {NotationFormat | 'detect'} */ ('detect') };
     const q = new URLSearchParams(location.search);
     const table = q.get('table');
     const game = q.get('game');
@@ -103,6 +128,7 @@ export class AnalysisView {
    */
   async ask(request, newLine) {
     const seq = ++this.sent;
+    const pasted = Boolean(request.game);
     this.busy = true;
     this.update();
     /** @type {string | null} */
@@ -120,7 +146,13 @@ export class AnalysisView {
     }
     if (this.destroyed || seq !== this.sent) return;
     this.busy = false;
-    this.error = error;
+    // A pasted game's answer is told next to the paste box; a line set up
+    // otherwise (the start, position text) clears it, and moving along the
+    // pasted line keeps it.
+    if (pasted && board?.game_format) this.pasteNote = { read: board.game_format };
+    else if (pasted && error) this.pasteNote = { refused: error };
+    else if (newLine && board) this.pasteNote = null;
+    this.error = pasted && error ? null : error;
     if (board) {
       this.board = board;
       this.variant = board.variant;
@@ -158,7 +190,8 @@ export class AnalysisView {
     const counters = h('dl', { class: 'counters' });
     const headline = h('p', { class: 'headline', id: 'headline' });
     const current = h('input', { id: 'current-position', type: 'text', readonly: true, class: 'mono', onfocus: (e) => /** @type {HTMLInputElement} */ (e.target).select() });
-    this.el = { status, values, counters, headline, current };
+    const paste = h('p', { id: 'paste-status', class: 'hint', role: 'status' });
+    this.el = { status, values, counters, headline, current, paste };
     const f = this.form;
     const setup = h(
       'section',
@@ -200,22 +233,23 @@ export class AnalysisView {
           class: 'setup-game',
           onsubmit: (e) => {
             e.preventDefault();
-            if (f.pasted.trim()) this.ask({ game: { format: f.format, text: f.pasted } }, true);
+            if (f.pasted.trim()) this.ask({ game: f.format === 'detect' ? { text: f.pasted } : { format: f.format, text: f.pasted } }, true);
           },
         },
         h('label', { for: 'pasted-game', text: t('pastedGameLabel') }),
-        h('textarea', { id: 'pasted-game', rows: 4, class: 'mono', spellcheck: 'false', oninput: (e) => (f.pasted = /** @type {HTMLTextAreaElement} */ (e.target).value) }, f.pasted),
+        h('textarea', { id: 'pasted-game', rows: 4, class: 'mono', spellcheck: 'false', 'aria-describedby': 'paste-status', oninput: (e) => (f.pasted = /** @type {HTMLTextAreaElement} */ (e.target).value) }, f.pasted),
         h(
           'div',
           { class: 'link-field' },
           h('label', { for: 'paste-format', class: 'visually-hidden', text: t('pasteFormatLabel') }),
           h(
             'select',
-            { id: 'paste-format', onchange: (e) => (f.format = /** @type {NotationFormat} */ (/** @type {HTMLSelectElement} */ (e.target).value)) },
-            ...FORMATS.map(([value, label]) => h('option', { value, text: t(label), selected: value === f.format })),
+            { id: 'paste-format', onchange: (e) => (f.format = /** @type {NotationFormat | 'detect'} */ (/** @type {HTMLSelectElement} */ (e.target).value)) },
+            ...PASTE_CHOICES.map(([value, label]) => h('option', { value, text: t(label), selected: value === f.format })),
           ),
           h('button', { type: 'submit', id: 'load-game', text: t('loadGame') }),
         ),
+        paste,
       ),
     );
     mainElement().replaceChildren(
@@ -243,6 +277,9 @@ export class AnalysisView {
     e.status.textContent = this.busy ? t('analysing') : '';
     e.status.classList.toggle('error', Boolean(this.error));
     if (this.error) e.status.textContent = t('analysisRefused', { message: this.error });
+    const note = this.pasteNote;
+    e.paste.classList.toggle('error', Boolean(note && 'refused' in note));
+    e.paste.textContent = !note ? '' : 'read' in note ? t('pasteRead', { format: formatName(note.read) }) : pasteRefusal(note.refused);
     if (!b) return;
     const legal = b.legal.map((v) => v.action);
     this.boardView.update({ position: b.position, legal, lastAction: b.actions[b.actions.length - 1] ?? null, mode: this.busy || b.result ? 'wait' : 'play', hints: false }, false);

@@ -132,7 +132,7 @@
 /**
  * A game pasted into the analysis board.
  * @typedef {object} PastedGame
- * @property {NotationFormat} format
+ * @property {NotationFormat} [format] left out, the server tells it from the text
  * @property {string} text
  */
 
@@ -171,6 +171,7 @@
  * @property {GameResult | null} result
  * @property {ActionValue[]} legal
  * @property {string | null} best
+ * @property {NotationFormat | null} game_format the notation a pasted game was read in
  */
 
 /**

@@ -281,7 +281,7 @@ test('the learn page teaches the rules in English and Nepali with diagrams drawn
 });
 
 /** The movement-phase position of the protocol's analysis fixture: the goats to move, four eaten. */
-const ENDGAME = 'T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99';
+const ENDGAME = 'T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 100';
 
 test('the analysis board plays either side from position text with the value of every legal action', async () => {
   const p = await newPage(browser);

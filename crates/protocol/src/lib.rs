@@ -410,8 +410,10 @@ pub enum NotationFormat {
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PastedGame {
-    /// The notation of `text`.
-    pub format: NotationFormat,
+    /// The notation of `text`; left out, the server tells it from the
+    /// text (see `docs/notation.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<NotationFormat>,
     /// The game.
     pub text: String,
 }
@@ -487,6 +489,10 @@ pub struct AnalysisBoard {
     pub legal: Vec<ActionValue>,
     /// The best action, `None` when the game is over.
     pub best: Option<String>,
+    /// The notation a pasted game was read in (the one the request named,
+    /// or the one the server told from the text); `None` without a pasted
+    /// game.
+    pub game_format: Option<NotationFormat>,
 }
 
 /// A message from a client to the server.

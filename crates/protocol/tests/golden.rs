@@ -415,7 +415,7 @@ fn examples() -> Vec<Example> {
                     repetition: Repetition::ThreefoldDraw,
                     ..Variant::default()
                 }),
-                start: Some("T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into()),
+                start: Some("T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 100".into()),
                 actions: vec!["c3-c2".into()],
                 game: None,
             },
@@ -424,8 +424,21 @@ fn examples() -> Vec<Example> {
             "http.analysis_request.game",
             AnalysisRequest {
                 game: Some(PastedGame {
-                    format: NotationFormat::Pypi,
+                    format: Some(NotationFormat::Pypi),
                     text: "1. G33 B1122 2. G44".into(),
+                }),
+                ..AnalysisRequest::default()
+            },
+        ),
+        example(
+            "http.analysis_request.detected",
+            AnalysisRequest {
+                game: Some(PastedGame {
+                    format: None,
+                    text: "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #\n\
+                           TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC3 #g1\n\
+                           TXXXT/XXXXX/XXGXX/XTXXX/XXXXT g c0 mA5B4 #t1\n"
+                        .into(),
                 }),
                 ..AnalysisRequest::default()
             },
@@ -437,15 +450,15 @@ fn examples() -> Vec<Example> {
                     goats_to_win: Some(5),
                     ..Variant::default()
                 },
-                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into(),
+                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 100".into(),
                 actions: vec!["c3-c2".into()],
-                position: "T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100".into(),
+                position: "T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 101".into(),
                 side_to_move: Side::Tigers,
                 phase: Phase::Movement,
                 in_hand: 0,
                 eaten: 4,
                 goats_to_win: 5,
-                ply: 100,
+                ply: 101,
                 ply_limit: 400,
                 result: None,
                 legal: [
@@ -498,6 +511,7 @@ fn examples() -> Vec<Example> {
                 })
                 .collect(),
                 best: Some("a1xc1".into()),
+                game_format: None,
             },
         ),
         example(
@@ -507,15 +521,15 @@ fn examples() -> Vec<Example> {
                     goats_to_win: Some(5),
                     ..Variant::default()
                 },
-                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 99".into(),
+                start: "T...T/GGGGG/GGGGG/GG.GG/TG.GT g 0 4 100".into(),
                 actions: vec!["c3-c2".into(), "a1xc3".into()],
-                position: "T...T/GGGGG/GGTGG/G.GGG/.G.GT g 0 5 101".into(),
+                position: "T...T/GGGGG/GGTGG/G.GGG/.G.GT g 0 5 102".into(),
                 side_to_move: Side::Goats,
                 phase: Phase::Movement,
                 in_hand: 0,
                 eaten: 5,
                 goats_to_win: 5,
-                ply: 101,
+                ply: 102,
                 ply_limit: 400,
                 result: Some(GameResult {
                     winner: Some(Side::Tigers),
@@ -523,6 +537,7 @@ fn examples() -> Vec<Example> {
                 }),
                 legal: vec![],
                 best: None,
+                game_format: None,
             },
         ),
         example(
@@ -546,7 +561,7 @@ fn examples() -> Vec<Example> {
             ApiError {
                 error: ApiErrorCode::InvalidNotation,
                 field: Some("game".into()),
-                message: "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133".into(),
+                message: "pypi: line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133".into(),
             },
         ),
         // Client to server

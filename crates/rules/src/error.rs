@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::{ParseSetupError, Position};
+use crate::{ParseSetupError, Position, Side};
 
 /// Why a setup is not a position of the given rules.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -65,6 +65,41 @@ impl fmt::Display for PositionError {
 }
 
 impl std::error::Error for PositionError {}
+
+/// A ply count that contradicts the side to move: turns alternate
+/// strictly from the rules' first side, which therefore moves at the even
+/// plies and the other side at the odd ones. No game reaches such a
+/// position ([`Position::check_turn`]).
+///
+/// ```
+/// use baghchal_rules::{Side, TurnError};
+/// let e = TurnError { ply: 0, side: Side::Tiger, first: Side::Goat };
+/// assert_eq!(e.to_string(), "at ply 0 it is the goats' turn, not the tigers': the goats move first, at the even plies");
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TurnError {
+    /// The position's ply count.
+    pub ply: u16,
+    /// The side the position says is to move.
+    pub side: Side,
+    /// The side the rules let move first.
+    pub first: Side,
+}
+
+impl fmt::Display for TurnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at ply {} it is the {}' turn, not the {}': the {} move first, at the even plies",
+            self.ply,
+            self.side.other(),
+            self.side,
+            self.first
+        )
+    }
+}
+
+impl std::error::Error for TurnError {}
 
 /// Why a position text could not be read as a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -40,7 +40,7 @@ mod text;
 
 pub use crate::action::{Action, Jump, ParseActionError, Side, MAX_CHAIN};
 pub use crate::destinations::Destinations;
-pub use crate::error::{IllegalAction, PlayError, PositionError, TextError};
+pub use crate::error::{IllegalAction, PlayError, PositionError, TextError, TurnError};
 pub use crate::game::{goats_to_trap, Game, ParseRecordError, Record, ReplayError};
 pub use crate::outcome::{Outcome, ParseReasonError, Reason};
 pub use crate::perft::{perft, perft_divide};

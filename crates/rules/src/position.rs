@@ -127,6 +127,40 @@ impl Position {
         Position::from_setup(setup, rules).map_err(TextError::Invalid)
     }
 
+    /// Whether a game can reach this position's ply count with its side to
+    /// move: turns alternate strictly from the rules' first side, so that
+    /// side moves at the even plies. A position made from any setup may
+    /// break this (the tablebase and the engine only look at the board and
+    /// the counters); a game's start must not.
+    ///
+    /// ```
+    /// use baghchal_rules::{Position, Rules};
+    /// let rules = Rules::default();
+    /// assert!(Position::from_text("T...T/...../..G../...../T...T t 19 0 1", rules).unwrap().check_turn().is_ok());
+    /// let odd = Position::from_text("T...T/...../..G../...../T...T g 19 0 1", rules).unwrap();
+    /// assert_eq!(
+    ///     odd.check_turn().unwrap_err().to_string(),
+    ///     "at ply 1 it is the tigers' turn, not the goats': the goats move first, at the even plies",
+    /// );
+    /// ```
+    pub fn check_turn(&self) -> Result<(), crate::TurnError> {
+        let first = self.rules.first();
+        let due = if self.state.ply.is_multiple_of(2) {
+            first
+        } else {
+            first.other()
+        };
+        if due == self.state.side {
+            Ok(())
+        } else {
+            Err(crate::TurnError {
+                ply: self.state.ply,
+                side: self.state.side,
+                first,
+            })
+        }
+    }
+
     /// The setup of this position (its text form, without the record).
     pub fn setup(&self) -> Setup {
         Setup {

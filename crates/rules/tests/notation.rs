@@ -146,7 +146,7 @@ fn text_that_does_not_parse_is_refused_with_its_line() {
         (Format::Pypi, "1. G33 B1122\n3. G44", "line 2: expected the goats' move number 2., found 3."),
         (Format::Pypi, "G33", "line 1: the goats' move G33 needs its number 1. before it"),
         (Format::Pypi, "B3B/5/5/5/B3B G", "line 1: a position is BOARD SIDE GOAT_MOVES, as in B3B/5/5/5/B3B G 0"),
-        (Format::Obx, "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0\nTXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC9 1", "line 2: mC9 is not a move: write mC3, mA1B2 or -"),
+        (Format::Obx, "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0\nTXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC9 1", "line 2: mC9 is not a move: write mC3, mA1B2, mA1C1(B1) or -"),
         (Format::Obx, "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g 0 - 0", "line 1: the goats captured are c and a number, not 0"),
     ];
     for (format, text, message) in cases {
@@ -162,37 +162,37 @@ fn an_illegal_action_is_refused_with_its_ply_and_reason() {
         (
             Format::Record,
             "rules standard\nactions c3 a1-b2 b2\n",
-            "ply 3: b2: that point is occupied",
+            "line 2, ply 3: b2: that point is occupied",
         ),
         (
             Format::Record,
             "start T...T/...../...../...../T...T g 20 0 30\nactions c3 c3-c4\n",
-            "ply 32: c3-c4: no piece of the side to move stands there",
+            "line 2, ply 32: c3-c4: no piece of the side to move stands there",
         ),
         (
             Format::Pypi,
             "1. G33 B5142 2. G3334",
-            "ply 3: G3334: goats must be placed while any are in hand",
+            "line 1, ply 3: G3334: goats must be placed while any are in hand",
         ),
         (
             Format::Pypi,
             "1. G33 B5133",
-            "ply 2: B5133: no line of the board joins those points that way",
+            "line 1, ply 2: B5133: no line of the board joins those points that way",
         ),
         (
             Format::Pypi,
             "1. G32 Bx1133",
-            "ply 2: Bx1133: a jump must pass over a goat",
+            "line 1, ply 2: Bx1133: a jump must pass over a goat",
         ),
         (
             Format::Pypi,
             "1. G42 B5142",
-            "ply 2: B5142: that point is occupied",
+            "line 1, ply 2: B5142: that point is occupied",
         ),
         (
             Format::Obx,
             "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0\nTXXXT/XXXXX/XXXXX/XXXXX/TXXXT t c0 mA1A2 1",
-            "ply 1: mA1A2: goats must be placed while any are in hand",
+            "line 2, ply 1: mA1A2: goats must be placed while any are in hand",
         ),
     ];
     for (format, text, message) in cases {
@@ -210,12 +210,12 @@ fn a_text_that_disagrees_with_its_moves_is_refused_at_that_ply() {
     );
     assert_eq!(
         err.to_string(),
-        "ply 1: the result does not follow from the actions"
+        "line 3, ply 1: the result does not follow from the actions"
     );
     let err = error(Format::Pypi, "1. G33 B5142# 1-0");
     assert_eq!(
         err.to_string(),
-        "ply 2: the result 1-0 does not follow from the moves"
+        "line 1, ply 2: the result 1-0 does not follow from the moves"
     );
     let err = error(
         Format::Obx,
@@ -223,7 +223,7 @@ fn a_text_that_disagrees_with_its_moves_is_refused_at_that_ply() {
     );
     assert_eq!(
         err.to_string(),
-        "ply 1: after mC3 0 goats are captured, not 1"
+        "line 2, ply 1: after mC3 0 goats are captured, not 1"
     );
     let err = error(
         Format::Obx,
@@ -231,7 +231,7 @@ fn a_text_that_disagrees_with_its_moves_is_refused_at_that_ply() {
     );
     assert_eq!(
         err.to_string(),
-        "ply 1: after mC3 the move number is 1, not 7"
+        "line 2, ply 1: after mC3 the move number is 1, not 7"
     );
 }
 
@@ -343,11 +343,31 @@ fn a_move_after_the_package_has_drawn_by_a_board_seen_three_times_is_refused() {
     assert_eq!(
         error(Format::Pypi, &longer).to_string(),
         format!(
-            "ply 50: {written}: the package ends the game before it: the same board for the third time"
+            "line 1, ply 50: {written}: the package ends the game before it: the same board for the third time"
         )
     );
     assert_eq!(
         notation::write(Format::Pypi, &on).unwrap_err().to_string(),
         "the pypi notation ends this game at ply 49 (the same board for the third time), before its last actions"
     );
+}
+
+#[test]
+fn a_start_whose_ply_contradicts_its_side_to_move_is_refused_with_its_line() {
+    let err = error(
+        Format::Record,
+        "rules standard\nstart T...T/...../..G../...../T...T g 19 0 1\nactions c4\n",
+    );
+    assert_eq!(
+        err.to_string(),
+        "line 2: start: at ply 1 it is the tigers' turn, not the goats': the goats move first, at the even plies"
+    );
+    let err = error(
+        Format::Obx,
+        "TXXXT/XXXXX/XXGXX/XXXXX/TXXXT g c0 - 1\nTXXXT/XXXXX/XXGGX/XXXXX/TXXXT t c0 mD3 2",
+    );
+    assert!(matches!(err, NotationError::Start { line: 1, .. }), "{err}");
+    // Under the tigers-first variant the tigers move at the even plies.
+    let record = "rules tigers-first\nstart T...T/...../..G../...../T...T g 19 0 1\nactions c4\n";
+    assert!(notation::read(Format::Record, record, Rules::default()).is_ok());
 }

@@ -129,7 +129,10 @@ fn the_package_refuses_what_the_rules_refuse() {
     // An illegal move list is refused by both, at the same move.
     let text = "1. G33 B5142 2. G42";
     let ours = notation::read(Format::Pypi, text, Rules::default()).unwrap_err();
-    assert_eq!(ours.to_string(), "ply 3: G42: that point is occupied");
+    assert_eq!(
+        ours.to_string(),
+        "line 1, ply 3: G42: that point is occupied"
+    );
     let Some(answers) = package_replay(&[text]) else {
         return;
     };

@@ -11,14 +11,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError, ApiErrorCode};
-use baghchal_rules::notation::{self, NotationError};
+use baghchal_rules::notation::{self, Format, NotationError};
 use baghchal_rules::{Action, Game, Position, Rules};
 
 use crate::bot::Unavailable;
 use crate::http::HttpError;
 use crate::request::read_json_post;
 use crate::AppState;
-use baghchal_table::names::{format_from_wire, phase_to_wire, result_to_wire, side_to_wire};
+use baghchal_table::names::{
+    format_from_wire, format_to_wire, phase_to_wire, result_to_wire, side_to_wire,
+};
 use baghchal_table::options::{rules_from_variant, variant_of};
 
 /// The largest analysis request body, in bytes: a pasted game of OBX
@@ -91,8 +93,9 @@ fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Analys
     })
 }
 
-/// The game a request describes: its start and line, played and checked.
-pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
+/// The game a request describes: its start and line, played and checked,
+/// with the notation a pasted game was read in.
+pub fn game_of(request: &AnalysisRequest) -> Result<(Game, Option<Format>), AnalysisError> {
     let rules = match &request.variant {
         Some(v) => rules_from_variant(v).map_err(|e| invalid_field(e.field, e.message))?,
         None => Rules::default(),
@@ -104,16 +107,25 @@ pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
                 "give either a game or a start and actions, not both",
             ));
         }
-        let format = format_from_wire(pasted.format);
-        let game = notation::read(format, &pasted.text, rules).map_err(|e| match e {
-            NotationError::Illegal { .. } => AnalysisError::IllegalAction {
+        let format = match pasted.format {
+            Some(format) => format_from_wire(format),
+            None => notation::detect(&pasted.text).map_err(|e| AnalysisError::InvalidNotation {
                 field: "game",
                 message: e.to_string(),
-            },
-            _ => AnalysisError::InvalidNotation {
-                field: "game",
-                message: e.to_string(),
-            },
+            })?,
+        };
+        let game = notation::read(format, &pasted.text, rules).map_err(|e| {
+            let message = format!("{format}: {e}");
+            match e {
+                NotationError::Illegal { .. } => AnalysisError::IllegalAction {
+                    field: "game",
+                    message,
+                },
+                _ => AnalysisError::InvalidNotation {
+                    field: "game",
+                    message,
+                },
+            }
         })?;
         if game.actions().len() > wire::MAX_ANALYSIS_ACTIONS {
             return Err(invalid_field(
@@ -125,11 +137,17 @@ pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
                 ),
             ));
         }
-        return Ok(game);
+        return Ok((game, Some(format)));
     }
     let start = match &request.start {
-        Some(text) => Position::from_text(text, rules)
-            .map_err(|e| invalid_field("start", format!("{text:?}: {e}")))?,
+        Some(text) => {
+            let start = Position::from_text(text, rules)
+                .map_err(|e| invalid_field("start", format!("{text:?}: {e}")))?;
+            start
+                .check_turn()
+                .map_err(|e| invalid_field("start", format!("{text:?}: {e}")))?;
+            start
+        }
         None => Position::new(rules),
     };
     if request.actions.len() > wire::MAX_ANALYSIS_ACTIONS {
@@ -152,7 +170,7 @@ pub fn game_of(request: &AnalysisRequest) -> Result<Game, AnalysisError> {
         let action: Action = text.parse().map_err(|e| illegal(format!("{e}")))?;
         game.play(action).map_err(|e| illegal(e.to_string()))?;
     }
-    Ok(game)
+    Ok((game, None))
 }
 
 /// `POST /api/analysis`.
@@ -163,7 +181,7 @@ pub async fn analyse(
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
     let request: AnalysisRequest =
         read_json_post(&state.origins, &headers, body, MAX_ANALYSIS_BODY)?;
-    let game = game_of(&request)?;
+    let (game, format) = game_of(&request)?;
     let position = game.position().clone();
     let legal = if position.is_finished() {
         Vec::new()
@@ -193,6 +211,7 @@ pub async fn analyse(
         result: position.outcome().map(result_to_wire),
         best: legal.first().map(|v| v.action.clone()),
         legal,
+        game_format: format.map(format_to_wire),
     }))
 }
 
@@ -204,7 +223,7 @@ mod tests {
     fn message(request: &str) -> (String, String) {
         let parsed = read_object(request.as_bytes())
             .map_err(AnalysisError::from)
-            .and_then(|r| game_of(&r));
+            .and_then(|r| game_of(&r).map(|(game, _)| game));
         match parsed {
             Err(AnalysisError::IllegalAction { field, message }) => (field.into(), message),
             Err(AnalysisError::InvalidNotation { field, message }) => (field.into(), message),
@@ -256,22 +275,56 @@ mod tests {
         );
         assert_eq!(
             message(r#"{"game":{"format":"pypi","text":"1. G33 B5142 2. G42"}}"#),
-            ("game".into(), "ply 3: G42: that point is occupied".into())
+            (
+                "game".into(),
+                "pypi: line 1, ply 3: G42: that point is occupied".into()
+            )
         );
         assert_eq!(
             message(r#"{"game":{"format":"obx","text":"TXXXT/XXXXX/XXXXX/XXXXX/TXXXT q c0 - 0"}}"#),
-            ("game".into(), "line 1: the turn is g or t, not q".into())
+            (
+                "game".into(),
+                "obx: line 1: the turn is g or t, not q".into()
+            )
+        );
+        assert_eq!(
+            message(
+                r#"{"game":{"text":"TGXXT/XXXXX/XXXXX/XXXXX/TXXXT t c0 mB1 #g1\nXXTXT/XXXXX/XXGXX/XXXXX/TXXXX g c1 mA1C3(B1) #t1"}}"#
+            ),
+            (
+                "game".into(),
+                "obx: line 2, ply 2: mA1C3(B1): the jump from A1 to C3 passes over B2, not B1"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_start_no_game_reaches_is_refused() {
+        assert_eq!(
+            message(r#"{"start":"T...T/...../...../...../T...T t 20 0 0"}"#),
+            (
+                "start".into(),
+                "\"T...T/...../...../...../T...T t 20 0 0\": at ply 0 it is the goats' turn, \
+                 not the tigers': the goats move first, at the even plies"
+                    .into()
+            )
+        );
+        assert_eq!(
+            message(r#"{"game":{"text":"TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 - #t1"}}"#).1,
+            "obx: line 1: start: the move number counts the tigers' moves, so the goats' turn \
+             comes next, not the tigers'"
         );
     }
 
     #[test]
     fn the_repetition_rule_applies_along_the_line() {
         let request = AnalysisRequest {
-            start: Some("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100".into()),
+            start: Some("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 101".into()),
             actions: vec!["a5-b5".into(), "c4-c3".into(), "b5-a5".into()],
             ..AnalysisRequest::default()
         };
-        let game = game_of(&request).unwrap();
+        let (game, _) = game_of(&request).unwrap();
         assert!(!game.position().is_legal(&"c3-c4".parse().unwrap()));
         let request = AnalysisRequest {
             actions: [&request.actions[..], &["c3-c4".to_owned()]].concat(),
@@ -279,7 +332,7 @@ mod tests {
         };
         assert_eq!(
             message(&serde_json::to_string(&request).unwrap()).1,
-            "ply 104: c3-c4: that would repeat an earlier position"
+            "ply 105: c3-c4: that would repeat an earlier position"
         );
     }
 }

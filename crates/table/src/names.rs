@@ -90,6 +90,15 @@ pub fn format_from_wire(format: wire::NotationFormat) -> Format {
     }
 }
 
+/// A notation of the rules crate on the wire.
+pub fn format_to_wire(format: Format) -> wire::NotationFormat {
+    match format {
+        Format::Record => wire::NotationFormat::Record,
+        Format::Pypi => wire::NotationFormat::Pypi,
+        Format::Obx => wire::NotationFormat::Obx,
+    }
+}
+
 /// Why a game ended, on the wire.
 pub fn reason_to_wire(reason: Reason) -> wire::EndReason {
     match reason {

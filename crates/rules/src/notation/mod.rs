@@ -17,7 +17,7 @@
 //! assert_eq!(notation::read(Format::Obx, &obx, Rules::default()).unwrap().actions(), game.actions());
 //!
 //! let err = notation::read(Format::Pypi, "1. G42 B5142", Rules::default()).unwrap_err();
-//! assert_eq!(err.to_string(), "ply 2: B5142: that point is occupied");
+//! assert_eq!(err.to_string(), "line 1, ply 2: B5142: that point is occupied");
 //! ```
 
 use std::fmt;
@@ -88,7 +88,8 @@ impl FromStr for Format {
     }
 }
 
-/// Why a game text is refused.
+/// Why a game text is refused. Every refusal names the line of the text
+/// it is about (from 1); a refused action also its ply.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum NotationError {
     /// The text does not parse.
@@ -98,13 +99,18 @@ pub enum NotationError {
         /// What is wrong.
         reason: String,
     },
-    /// The rules or the start it names are not a game of this project.
+    /// The rules or the start it names are not a game of this project
+    /// (a start whose ply count contradicts its side to move included).
     Start {
+        /// The line that names them.
+        line: usize,
         /// What is wrong.
         reason: String,
     },
     /// An action is not legal where it stands.
     Illegal {
+        /// The line the action is on.
+        line: usize,
         /// The half move of the game it would be (the first action of a
         /// game is ply 1; a start's own ply count is included).
         ply: u32,
@@ -116,6 +122,8 @@ pub enum NotationError {
     /// The text says something the actions do not lead to (a board, a
     /// counter, a result).
     Inconsistent {
+        /// The line that says it.
+        line: usize,
         /// The half move at which it does.
         ply: u32,
         /// What disagrees.
@@ -123,17 +131,58 @@ pub enum NotationError {
     },
 }
 
+impl NotationError {
+    /// The line of the text the refusal is about, from 1.
+    ///
+    /// ```
+    /// use baghchal_rules::notation::{self, Format};
+    /// use baghchal_rules::Rules;
+    /// let err = notation::read(Format::Record, "rules standard\nactions c3 c3\n", Rules::default()).unwrap_err();
+    /// assert_eq!((err.line(), err.ply()), (2, Some(2)));
+    /// assert_eq!(err.to_string(), "line 2, ply 2: c3: no goat can be placed now");
+    /// ```
+    pub fn line(&self) -> usize {
+        match self {
+            NotationError::Syntax { line, .. }
+            | NotationError::Start { line, .. }
+            | NotationError::Illegal { line, .. }
+            | NotationError::Inconsistent { line, .. } => *line,
+        }
+    }
+
+    /// The ply of a refused action or of a disagreement; `None` for a
+    /// text that does not parse and for a start.
+    ///
+    /// ```
+    /// use baghchal_rules::notation::{self, Format};
+    /// use baghchal_rules::Rules;
+    /// let err = notation::read(Format::Pypi, "1. G33 B51", Rules::default()).unwrap_err();
+    /// assert_eq!((err.line(), err.ply()), (1, None));
+    /// ```
+    pub fn ply(&self) -> Option<u32> {
+        match self {
+            NotationError::Illegal { ply, .. } | NotationError::Inconsistent { ply, .. } => {
+                Some(*ply)
+            }
+            NotationError::Syntax { .. } | NotationError::Start { .. } => None,
+        }
+    }
+}
+
 impl fmt::Display for NotationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NotationError::Syntax { line, reason } => write!(f, "line {line}: {reason}"),
-            NotationError::Start { reason } => write!(f, "start: {reason}"),
+            NotationError::Start { line, reason } => write!(f, "line {line}: start: {reason}"),
             NotationError::Illegal {
+                line,
                 ply,
                 action,
                 reason,
-            } => write!(f, "ply {ply}: {action}: {reason}"),
-            NotationError::Inconsistent { ply, reason } => write!(f, "ply {ply}: {reason}"),
+            } => write!(f, "line {line}, ply {ply}: {action}: {reason}"),
+            NotationError::Inconsistent { line, ply, reason } => {
+                write!(f, "line {line}, ply {ply}: {reason}")
+            }
         }
     }
 }
@@ -169,6 +218,69 @@ pub fn read(format: Format, text: &str, rules: crate::Rules) -> Result<Game, Not
     }
 }
 
+/// The notation `text` is written in, told by its first words: a record
+/// starts with `rules`, `start`, `actions` or `result`; a PyPI move list
+/// with a move number (`1.`); a position of the package or of OBX with
+/// its board, told apart by the side to move after it (`G` or `B` for
+/// the package, `g` or `t` for OBX) or else by the board's letters (`B`
+/// and digits for the package, `T` and `X` for OBX); a line that starts
+/// with `OBX:` is OBX. Otherwise the text is refused with its first line.
+///
+/// ```
+/// use baghchal_rules::notation::{self, Format};
+/// assert_eq!(notation::detect("rules standard\nactions c3"), Ok(Format::Record));
+/// assert_eq!(notation::detect("1. G33 B5142"), Ok(Format::Pypi));
+/// assert_eq!(notation::detect("B3B/5/5/5/B3B G 0"), Ok(Format::Pypi));
+/// assert_eq!(notation::detect("TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #"), Ok(Format::Obx));
+/// assert_eq!(
+///     notation::detect("\nc3 a1-b2").unwrap_err().to_string(),
+///     "line 2: c3 starts no game of a notation read here: a record starts with \
+///      rules, start, actions or result, a PyPI move list with 1., a position \
+///      with its board (B3B/5/5/5/B3B G 0 or TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #)",
+/// );
+/// ```
+pub fn detect(text: &str) -> Result<Format, NotationError> {
+    let Some((n, line)) = text
+        .lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, l.trim()))
+        .find(|(_, l)| !l.is_empty())
+    else {
+        return Err(NotationError::Syntax {
+            line: 1,
+            reason: "no game: the text is empty".into(),
+        });
+    };
+    if line.starts_with("OBX:") {
+        return Ok(Format::Obx);
+    }
+    let mut words = line.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let numbered = first
+        .split_once('.')
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let format = match first {
+        "rules" | "start" | "actions" | "result" => Some(Format::Record),
+        _ if numbered => Some(Format::Pypi),
+        board if board.contains('/') => match words.next() {
+            Some("g" | "t") => Some(Format::Obx),
+            Some("G" | "B") => Some(Format::Pypi),
+            _ if board.contains(['T', 'X']) => Some(Format::Obx),
+            _ if board.contains(|c: char| c == 'B' || c.is_ascii_digit()) => Some(Format::Pypi),
+            _ => None,
+        },
+        _ => None,
+    };
+    format.ok_or_else(|| NotationError::Syntax {
+        line: n,
+        reason: format!(
+            "{first} starts no game of a notation read here: a record starts with \
+             rules, start, actions or result, a PyPI move list with 1., a position \
+             with its board (B3B/5/5/5/B3B G 0 or TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #)"
+        ),
+    })
+}
+
 /// Writes `game` in `format`.
 pub fn write(format: Format, game: &Game) -> Result<String, WriteError> {
     match format {
@@ -193,13 +305,88 @@ fn next_ply(game: &Game) -> u32 {
     u32::from(game.position().ply()) + 1
 }
 
-/// Plays `action` (written `written`) in `game`, or says at which ply and
-/// why it is illegal.
-fn play(game: &mut Game, action: Action, written: &str) -> Result<(), NotationError> {
+/// Plays `action` (written `written` on `line`) in `game`, or says at
+/// which ply and why it is illegal.
+fn play(game: &mut Game, action: Action, written: &str, line: usize) -> Result<(), NotationError> {
     let ply = next_ply(game);
     game.play(action).map_err(|reason| NotationError::Illegal {
+        line,
         ply,
         action: written.to_owned(),
         reason: reason.to_string(),
     })
+}
+
+/// Refuses a start that no game reaches: its ply count contradicts its
+/// side to move.
+fn check_start(position: &crate::Position, line: usize) -> Result<(), NotationError> {
+    position.check_turn().map_err(|e| NotationError::Start {
+        line,
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Rules;
+
+    /// A game of seeded legal actions, `plies` long or to its end.
+    fn game(seed: u64, plies: usize) -> Game {
+        let mut game = Game::new(Rules::default());
+        let mut state = seed;
+        while !game.is_finished() && game.actions().len() < plies {
+            let legal = game.position().legal_actions();
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            game.play(legal[(state >> 33) as usize % legal.len()])
+                .unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn every_text_a_notation_writes_is_detected_as_that_notation() {
+        for seed in 0..20 {
+            let game = game(seed, 30 + seed as usize * 7);
+            for format in Format::ALL {
+                let text = write(format, &game).unwrap();
+                assert_eq!(detect(&text), Ok(format), "{text}");
+            }
+            let position = game.position();
+            let fen = pypi::write_fen(position).unwrap();
+            assert_eq!(detect(&fen), Ok(Format::Pypi), "{fen}");
+            let line = obx::write_position(position, None).unwrap();
+            assert_eq!(detect(&line), Ok(Format::Obx), "{line}");
+        }
+    }
+
+    #[test]
+    fn texts_as_people_paste_them_are_detected() {
+        let cases = [
+            ("\n\n  rules standard\nactions c3\n", Format::Record),
+            (
+                "start T...T/...../...../...../T...T g 20 0 0\n",
+                Format::Record,
+            ),
+            ("1.G14", Format::Pypi),
+            ("12. G33 B5142", Format::Pypi),
+            ("B3B/5/5/5/B3B G 0", Format::Pypi),
+            ("OBX: TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #", Format::Obx),
+            ("TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0", Format::Obx),
+            // A board alone, without its side to move: told by its letters.
+            ("TXXXT/XXXXX/XXXXX/XXXXX/TXXXT", Format::Obx),
+            ("B3B/5/5/5/B3B", Format::Pypi),
+        ];
+        for (text, format) in cases {
+            assert_eq!(detect(text), Ok(format), "{text:?}");
+        }
+        for text in ["", " \n ", "c3 a1-b2", "GGGGG/GGGGG", ".1 G33", "pgn"] {
+            assert!(
+                matches!(detect(text), Err(NotationError::Syntax { .. })),
+                "{text:?}"
+            );
+        }
+    }
 }

@@ -250,7 +250,7 @@ pub fn write(game: &Game) -> Result<String, WriteError> {
 /// let game = pypi::read("1. G33 B5142 2. G24").unwrap();
 /// assert_eq!(game.actions().len(), 3);
 /// let err = pypi::read("1. G33 B5142 2. B4233").unwrap_err();
-/// assert_eq!(err.to_string(), "ply 3: B4233: it is the goats' turn");
+/// assert_eq!(err.to_string(), "line 1, ply 3: B4233: it is the goats' turn");
 /// ```
 pub fn read(text: &str) -> Result<Game, NotationError> {
     // A position's board has rows separated by '/'; a move list's first
@@ -267,6 +267,7 @@ pub fn read(text: &str) -> Result<Game, NotationError> {
     let mut goat_moves = 0u32;
     let mut numbered = false;
     let mut result: Option<&str> = None;
+    let mut result_line = 1;
     let mut ended = false;
     for (line, token) in tokens(text) {
         let syntax = |reason: String| NotationError::Syntax { line, reason };
@@ -277,6 +278,7 @@ pub fn read(text: &str) -> Result<Game, NotationError> {
             match token {
                 "1-0" | "0-1" | "1/2-1/2" => {
                     result = Some(token);
+                    result_line = line;
                     continue;
                 }
                 _ => return Err(syntax(format!("{token} after the end mark #"))),
@@ -303,6 +305,7 @@ pub fn read(text: &str) -> Result<Game, NotationError> {
         };
         let ply = next_ply(&game);
         let illegal = |reason: String| NotationError::Illegal {
+            line,
             ply,
             action: token.to_owned(),
             reason,
@@ -327,7 +330,7 @@ pub fn read(text: &str) -> Result<Game, NotationError> {
             numbered = false;
         }
         check_line(&action).map_err(illegal)?;
-        play(&mut game, action, token)?;
+        play(&mut game, action, token, line)?;
         referee.see(game.position());
     }
     if numbered {
@@ -340,6 +343,7 @@ pub fn read(text: &str) -> Result<Game, NotationError> {
         let ending = referee.ending(game.position());
         if ending.map(|(w, _)| mark(w)) != Some(found) {
             return Err(NotationError::Inconsistent {
+                line: result_line,
                 ply: u32::from(game.position().ply()),
                 reason: format!("the result {found} does not follow from the moves"),
             });
@@ -507,11 +511,13 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
     let eaten = u16::from(GOATS) - u16::from(in_hand) - on_board.min(placed);
     if on_board > placed {
         return Err(NotationError::Start {
+            line: 1,
             reason: format!("{on_board} goats on the board but only {placed} placed"),
         });
     }
     if side == Side::Tiger && goat_moves == 0 {
         return Err(NotationError::Start {
+            line: 1,
             reason: "the tigers move only after the goats' first move".into(),
         });
     }
@@ -529,6 +535,7 @@ pub fn read_fen(text: &str) -> Result<Position, NotationError> {
         ply,
     };
     Position::from_setup(setup, rules()).map_err(|e| NotationError::Start {
+        line: 1,
         reason: e.to_string(),
     })
 }

@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use baghchal_protocol::{AnalysisBoard, ApiError, Evaluation, EvaluationSource, Phase, Side};
+use baghchal_protocol::{
+    AnalysisBoard, ApiError, Evaluation, EvaluationSource, NotationFormat, Phase, Side,
+};
 
 use crate::common::{TestDb, TestServer};
 
@@ -142,24 +144,31 @@ async fn a_pasted_game_is_read_in_each_notation() {
             "{format}"
         );
         assert_eq!(board.legal.len(), 19, "{format}");
+        assert_eq!(
+            board.game_format.map(|f| serde_json::to_value(f).unwrap()),
+            Some(serde_json::json!(format))
+        );
     }
     let body = serde_json::json!({"game": {"format": "pypi", "text": "1. G33 B5142 2. G42"}});
     let (status, error) = refused(&server, &body.to_string()).await;
     assert_eq!((status, error.error.as_str()), (422, "illegal_action"));
     assert_eq!(error.field.as_deref(), Some("game"));
-    assert_eq!(error.message, "ply 3: G42: that point is occupied");
+    assert_eq!(
+        error.message,
+        "pypi: line 1, ply 3: G42: that point is occupied"
+    );
     let body = serde_json::json!({"game": {"format": "pypi", "text": "1. G3"}});
     let (status, error) = refused(&server, &body.to_string()).await;
     assert_eq!((status, error.error.as_str()), (422, "invalid_notation"));
     assert_eq!(
         error.message,
-        "line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133"
+        "pypi: line 1: G3 is not a move: write G33, G3334, B1122 or Bx1133"
     );
     let body = serde_json::json!({"game": {"format": "record", "text": "rules standard\nactions c3 c3\n"}});
     let (status, error) = refused(&server, &body.to_string()).await;
     assert_eq!(
         (status, error.message.as_str()),
-        (422, "ply 2: c3: no goat can be placed now")
+        (422, "record: line 2, ply 2: c3: no goat can be placed now")
     );
     server.stop().await;
 }
@@ -177,5 +186,91 @@ async fn a_body_may_be_larger_than_a_table_request_but_is_bounded() {
     let (status, error) = refused(&server, &oversized).await;
     assert_eq!((status, error.error.as_str()), (413, "too_large"));
     assert_eq!(error.message, "the body is limited to 64 KiB");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_pasted_game_without_its_format_is_read_in_the_notation_it_shows() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let line = ["c3", "a1-b2", "a1", "b2xd4"];
+    let texts = [
+        (
+            NotationFormat::Record,
+            "rules standard\nactions c3 a1-b2 a1 b2xd4\n",
+        ),
+        (NotationFormat::Pypi, "1. G33 B5142 2. G51 Bx4224"),
+        (
+            NotationFormat::Obx,
+            "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #\n\
+             TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC3 #g1\n\
+             TXXXT/XXXXX/XXGXX/XTXXX/XXXXT g c0 mA5B4 #t1\n\
+             TXXXT/XXXXX/XXGXX/XTXXX/GXXXT t c0 mA5 #g2\n\
+             TXXXT/XXXTX/XXXXX/XXXXX/GXXXT g c1 mB4D2(C3) #t2\n",
+        ),
+    ];
+    for (format, text) in texts {
+        let body = serde_json::json!({"game": {"text": text}}).to_string();
+        let board = analyse(&server, &body).await;
+        assert_eq!(board.game_format, Some(format));
+        assert_eq!(board.actions, line, "{format:?}");
+        assert_eq!(board.eaten, 1, "{format:?}");
+    }
+    // A line played from a start names no notation.
+    assert_eq!(
+        analyse(&server, r#"{"actions":["c3"]}"#).await.game_format,
+        None
+    );
+    // The README's "Example Sequence of Moves": the tiger moves onto the
+    // goat just placed.
+    let sequence = "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #\n\
+                    TXXXT/XGXXX/XXXXX/XXXXX/TXXXT t c0 mB2 #g1\n\
+                    TXTXT/TXXXX/XXXXX/XXXXX/TXXXT g c0 mA1B2 #t1\n";
+    let body = serde_json::json!({"game": {"text": sequence}}).to_string();
+    let (status, error) = refused(&server, &body).await;
+    assert_eq!((status, error.error.as_str()), (422, "illegal_action"));
+    assert_eq!(error.field.as_deref(), Some("game"));
+    assert_eq!(
+        error.message,
+        "obx: line 3, ply 2: mA1B2: that point is occupied"
+    );
+    let body = serde_json::json!({"game": {"text": "c3 a1-b2"}}).to_string();
+    let (status, error) = refused(&server, &body).await;
+    assert_eq!((status, error.error.as_str()), (422, "invalid_notation"));
+    assert!(
+        error
+            .message
+            .starts_with("line 1: c3 starts no game of a notation read here"),
+        "{}",
+        error.message
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_start_whose_ply_contradicts_its_side_to_move_is_refused_with_the_reason() {
+    let db = TestDb::sqlite();
+    let server = TestServer::start(&db).await;
+    let body = r#"{"start":"T...T/...../..G../...../T...T g 19 0 1"}"#;
+    let (status, error) = refused(&server, body).await;
+    assert_eq!((status, error.error.as_str()), (422, "invalid_field"));
+    assert_eq!(error.field.as_deref(), Some("start"));
+    assert_eq!(
+        error.message,
+        "\"T...T/...../..G../...../T...T g 19 0 1\": at ply 1 it is the tigers' turn, \
+         not the goats': the goats move first, at the even plies"
+    );
+    // With the tigers first, the goats move at the odd plies.
+    let body = r#"{"start":"T...T/...../..G../...../T...T g 19 0 1","variant":{"first":"tigers"}}"#;
+    assert_eq!(analyse(&server, body).await.ply, 1);
+    let record = "rules standard\nstart T...T/...../..G../...../T...T g 19 0 1\nactions c4\n";
+    let body = serde_json::json!({"game": {"text": record}}).to_string();
+    let (status, error) = refused(&server, &body).await;
+    assert_eq!((status, error.error.as_str()), (422, "invalid_notation"));
+    assert_eq!(
+        error.message,
+        "record: line 2: start: at ply 1 it is the tigers' turn, not the goats': \
+         the goats move first, at the even plies"
+    );
     server.stop().await;
 }

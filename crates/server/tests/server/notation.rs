@@ -29,11 +29,11 @@ async fn a_played_game_is_exported_in_each_notation(db: &TestDb) {
         ("pypi", "1. G33 B5142 2. G51 Bx4224"),
         (
             "obx",
-            "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - 0\n\
-             TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC3 1\n\
-             TXXXT/XXXXX/XXGXX/XTXXX/XXXXT g c0 mA5B4 2\n\
-             TXXXT/XXXXX/XXGXX/XTXXX/GXXXT t c0 mA5 3\n\
-             TXXXT/XXXTX/XXXXX/XXXXX/GXXXT g c1 mB4D2 4\n",
+            "TXXXT/XXXXX/XXXXX/XXXXX/TXXXT g c0 - #\n\
+             TXXXT/XXXXX/XXGXX/XXXXX/TXXXT t c0 mC3 #g1\n\
+             TXXXT/XXXXX/XXGXX/XTXXX/XXXXT g c0 mA5B4 #t1\n\
+             TXXXT/XXXXX/XXGXX/XTXXX/GXXXT t c0 mA5 #g2\n\
+             TXXXT/XXXTX/XXXXX/XXXXX/GXXXT g c1 mB4D2(C3) #t2\n",
         ),
     ];
     for (format, text) in expected {
@@ -83,7 +83,7 @@ async fn a_game_a_notation_cannot_express_is_refused_with_the_reason(db: &TestDb
     let (status, body) = server.get(&path).await;
     assert_eq!(status, 200, "{body}");
     assert!(
-        body.starts_with("TXXXT/XXXXX/XXXXX/XXXXX/TXXXX g c0 - 0\n"),
+        body.starts_with("TXXXT/XXXXX/XXXXX/XXXXX/TXXXX g c0 - #\n"),
         "{body}"
     );
     server.stop().await;
