@@ -12,7 +12,6 @@
 
 #![warn(missing_docs)]
 
-pub mod analysis;
 pub mod backfill;
 pub mod batch;
 pub mod bot;
@@ -21,10 +20,9 @@ pub mod cluster;
 pub mod handle;
 pub mod headers;
 pub mod http;
-pub mod notation;
 pub mod origin;
 pub mod page;
-pub mod request;
+pub mod state;
 pub mod stats;
 pub mod storage;
 pub mod table;
@@ -53,6 +51,7 @@ use tokio_util::task::TaskTracker;
 use tower_http::trace::TraceLayer;
 
 use crate::bot::{Bot, Computer};
+use crate::state::AppState;
 use crate::storage::{Storage, StorageError};
 use crate::table::Pace;
 use crate::tablebase::TablebaseSlot;
@@ -141,35 +140,6 @@ impl Config {
     }
 }
 
-/// What the HTTP handlers share.
-#[derive(Clone)]
-pub struct AppState {
-    /// The tables.
-    pub tables: Tables,
-    /// The database.
-    pub storage: Storage,
-    /// The base of links, without a trailing slash.
-    pub public_url: Arc<str>,
-    /// Cancelled when the server shuts down.
-    pub shutdown: CancellationToken,
-    /// The websocket tasks, awaited at shutdown.
-    pub sockets: TaskTracker,
-    /// The per-connection message budget.
-    pub rate: ws::RateLimit,
-    /// When a silent socket is pinged, and when it is given up.
-    pub liveness: ws::Liveness,
-    /// The origins whose pages may create tables and open sockets.
-    pub origins: Arc<origin::Origins>,
-    /// Tables created per client address.
-    pub creation_limit: client_limit::CreationLimit,
-    /// Whether to take the client's address from `X-Forwarded-For`.
-    pub trust_proxy: bool,
-    /// The computer, for post-game analysis.
-    pub computer: Computer,
-    /// The tablebase, for `/readyz`.
-    pub tablebase: TablebaseSlot,
-}
-
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -205,11 +175,12 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
         )
         .route(
             "/api/analysis",
-            post(analysis::analyse).layer(DefaultBodyLimit::max(analysis::MAX_ANALYSIS_BODY)),
+            post(http::analysis::analyse)
+                .layer(DefaultBodyLimit::max(http::analysis::MAX_ANALYSIS_BODY)),
         )
         .route(
             "/api/tables/{table}/games/{game}/notation/{format}",
-            get(notation::export),
+            get(http::notation::export),
         )
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
@@ -228,7 +199,7 @@ async fn websocket(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if !state.origins.admits(&headers) {
-        return http::HttpError::ForbiddenOrigin.into_response();
+        return http::error::HttpError::ForbiddenOrigin.into_response();
     }
     let AppState {
         tables,

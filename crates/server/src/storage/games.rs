@@ -6,7 +6,8 @@
 use baghchal_rules::{Outcome, Record};
 use sqlx::Row;
 
-use super::{ClockColumns, Pool, Storage, StorageError};
+use super::rows::ClockColumns;
+use super::{Pool, Storage, StorageError};
 use baghchal_table::finished::{FinishedGame, SeatKind};
 use baghchal_table::names::{side_from_name, side_name};
 use baghchal_table::options::Format;

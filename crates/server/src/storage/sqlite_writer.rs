@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
 use tokio::sync::mpsc;
 
-use super::{gather, version_of, Append, Done, Job, StorageError, INSERT_GAME, MAX_BATCH};
+use super::games::INSERT_GAME;
+use super::writer::{committed, gather, version_of, Append, Done, Job, MAX_BATCH};
+use super::StorageError;
 
 /// The writer's page cache: the leaves where each active table's next
 /// events go, so that an insert reads no page back from the file. 16 MiB
@@ -88,7 +90,7 @@ pub(super) fn run(
         let answered: Answers = match commit(&mut conn, &batch) {
             Ok(()) => {
                 let ended = Instant::now();
-                super::committed(&batch, started, ended);
+                committed(&batch, started, ended);
                 batch
                     .drain(..)
                     .map(|append| (append.done, Ok(ended)))

@@ -7,9 +7,10 @@ use axum::response::IntoResponse;
 use baghchal_rules::notation::{self, Format};
 use baghchal_rules::Record;
 
-use crate::analysis::AnalysisError;
-use crate::http::{find_record, BoardQuery, HttpError};
-use crate::AppState;
+use super::analysis::AnalysisError;
+use super::error::HttpError;
+use super::{find_record, BoardQuery};
+use crate::state::AppState;
 
 /// `GET /api/tables/{table}/games/{game}/notation/{format}`: the game as
 /// `text/plain`; 404 for an unknown table, game or format, 422 when the

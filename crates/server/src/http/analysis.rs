@@ -14,10 +14,10 @@ use baghchal_protocol::{self as wire, AnalysisBoard, AnalysisRequest, ApiError, 
 use baghchal_rules::notation::{self, Format, NotationError};
 use baghchal_rules::{Action, Game, Position, Rules};
 
+use super::error::HttpError;
+use super::request::read_json_post;
 use crate::bot::Unavailable;
-use crate::http::HttpError;
-use crate::request::read_json_post;
-use crate::AppState;
+use crate::state::AppState;
 use baghchal_table::names::{
     format_from_wire, format_to_wire, phase_to_wire, result_to_wire, side_to_wire,
 };
@@ -218,7 +218,7 @@ pub async fn analyse(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::read_object;
+    use crate::http::request::read_object;
 
     fn message(request: &str) -> (String, String) {
         let parsed = read_object(request.as_bytes())

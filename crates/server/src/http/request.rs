@@ -15,7 +15,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::{header, HeaderMap};
 use serde::de::DeserializeOwned;
 
-use crate::http::HttpError;
+use super::error::HttpError;
 use crate::origin::Origins;
 
 /// Checks a browser-callable `POST` and reads its body as a `T`.

@@ -1,0 +1,138 @@
+//! A socket's table owned by another node: its commands go to the owner,
+//! and what the table sends comes back as relayed frames.
+
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+use baghchal_protocol as wire;
+
+use super::messages::{Holder, RemoteIntent, Reply, Request};
+use super::{Node, RemoteConn};
+use crate::table::conn::{Member, Outbox, TableClosed};
+use baghchal_table::play::Intent;
+
+/// A table owned by another node, as one socket here sees it.
+pub struct Remote {
+    pub(super) node: Node,
+    pub(super) table: String,
+    /// This socket's key here, once joined.
+    pub(super) joined: Mutex<Option<u64>>,
+}
+
+impl Remote {
+    fn joined(&self) -> Option<Holder> {
+        let key = (*self
+            .joined
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()))?;
+        Some(Holder {
+            node: self.node.inner.id.clone(),
+            key,
+        })
+    }
+
+    /// Joins at the owner; what the table sends arrives in `outbox`.
+    pub async fn join(
+        &self,
+        token: String,
+        since: Option<u64>,
+        outbox: Outbox,
+    ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
+        let key = self.node.inner.next_key.fetch_add(1, Ordering::Relaxed);
+        self.node.remote().insert(
+            key,
+            RemoteConn {
+                table: self.table.clone(),
+                joined: false,
+                outbox,
+                received: 0,
+                owner_sent: 0,
+            },
+        );
+        let request = Request::Join {
+            node: self.node.inner.id.clone(),
+            key,
+            token,
+            since,
+        };
+        let reply = self.node.request(&self.table, &request).await;
+        match reply {
+            Ok(Reply::Joined {
+                member: Ok(member), ..
+            }) => {
+                if let Some(entry) = self.node.remote().get_mut(&key) {
+                    entry.joined = true;
+                }
+                *self
+                    .joined
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(key);
+                Ok(Ok(member.into()))
+            }
+            Ok(Reply::Joined {
+                member: Err(code), ..
+            }) => {
+                self.node.remote().remove(&key);
+                Ok(Err(code))
+            }
+            _ => {
+                self.node.remote().remove(&key);
+                Err(TableClosed)
+            }
+        }
+    }
+
+    /// The socket is gone.
+    pub async fn leave(&self) {
+        let Some(holder) = self.joined() else {
+            return;
+        };
+        self.node.remote().remove(&holder.key);
+        let _ = self
+            .node
+            .request(&self.table, &Request::Leave { holder })
+            .await;
+    }
+
+    /// A player's command.
+    pub async fn act(
+        &self,
+        id: Option<String>,
+        board: Option<u8>,
+        intent: Result<Intent, String>,
+    ) -> Result<(), TableClosed> {
+        let holder = self.joined().ok_or(TableClosed)?;
+        let request = Request::Act {
+            holder,
+            id,
+            board,
+            intent: intent.map(RemoteIntent::from),
+        };
+        self.node.request(&self.table, &request).await.map(|_| ())
+    }
+
+    /// A ping, answered in order in the outbox.
+    pub async fn ping(&self) -> Result<(), TableClosed> {
+        let holder = self.joined().ok_or(TableClosed)?;
+        self.node
+            .request(&self.table, &Request::Ping { holder })
+            .await
+            .map(|_| ())
+    }
+
+    /// Game `n`'s record on `board`.
+    pub async fn record(
+        &self,
+        game: u32,
+        board: u8,
+    ) -> Result<Option<wire::GameRecord>, TableClosed> {
+        match self
+            .node
+            .request(&self.table, &Request::Record { game, board })
+            .await?
+        {
+            Reply::Record { record } => Ok(record),
+            _ => Err(TableClosed),
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Why an HTTP request failed, and the error body every endpoint answers
+//! with.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use baghchal_protocol::{ApiError, ApiErrorCode};
+
+use crate::tables::TablesError;
+
+/// Why a request failed. Internal causes are logged; clients get a
+/// generic sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// The body is not one JSON object.
+    #[error("the body is not a JSON object: {0}")]
+    InvalidJson(String),
+    /// The body is over the route's limit, in bytes.
+    #[error("the body is too large")]
+    TooLarge(usize),
+    /// The request comes from a page of another origin.
+    #[error("forbidden origin")]
+    ForbiddenOrigin,
+    /// The client created too many tables; it may try again after this.
+    #[error("too many tables")]
+    TooManyTables(std::time::Duration),
+    /// The request does not say its body is JSON.
+    #[error("the body is not declared as JSON")]
+    NotJson,
+    /// A field is missing, unknown, mistyped or out of range.
+    #[error("{message}")]
+    InvalidField {
+        /// The field's dotted path.
+        field: String,
+        /// A sentence.
+        message: String,
+    },
+    /// No such table or game.
+    #[error("not found")]
+    NotFound,
+    /// The game is still being played: it cannot be analysed yet.
+    #[error("the game is not over")]
+    GameNotOver,
+    /// The computer could not analyse the game.
+    #[error("analysis failed")]
+    AnalysisFailed,
+    /// The server cannot take it now.
+    #[error(transparent)]
+    Unavailable(#[from] TablesError),
+}
+
+impl HttpError {
+    /// The wire code, the field at fault and a sentence for people.
+    fn parts(self) -> (ApiErrorCode, Option<String>, String) {
+        match self {
+            HttpError::InvalidJson(message) => (
+                ApiErrorCode::InvalidJson,
+                None,
+                format!("the body is not a JSON object: {message}"),
+            ),
+            HttpError::TooLarge(limit) => (
+                ApiErrorCode::TooLarge,
+                None,
+                format!("the body is limited to {} KiB", limit / 1024),
+            ),
+            HttpError::ForbiddenOrigin => (
+                ApiErrorCode::ForbiddenOrigin,
+                None,
+                "pages of other sites cannot use this server".into(),
+            ),
+            HttpError::TooManyTables(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "too many tables from this address; try again in {} s",
+                    retry_after(wait)
+                ),
+            ),
+            HttpError::NotJson => (
+                ApiErrorCode::UnsupportedMediaType,
+                None,
+                "send the body as Content-Type: application/json".into(),
+            ),
+            HttpError::InvalidField { field, message } => {
+                (ApiErrorCode::InvalidField, Some(field), message)
+            }
+            HttpError::NotFound => (
+                ApiErrorCode::NotFound,
+                None,
+                "there is no such table or game".into(),
+            ),
+            HttpError::GameNotOver => (
+                ApiErrorCode::GameNotOver,
+                None,
+                "the game is still being played; it can be analysed once it is over".into(),
+            ),
+            HttpError::AnalysisFailed => (
+                ApiErrorCode::Unavailable,
+                None,
+                "the analysis failed; try again".into(),
+            ),
+            HttpError::Unavailable(e) => {
+                tracing::error!(error = %e, "request failed");
+                let message = match e {
+                    TablesError::Full(_) => "the server is full; try again later",
+                    _ => "the server failed; try again",
+                };
+                (ApiErrorCode::Unavailable, None, message.into())
+            }
+        }
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let wait = match &self {
+            HttpError::TooManyTables(wait) => Some(retry_after(*wait)),
+            _ => None,
+        };
+        let (error, field, message) = self.parts();
+        let mut response = api_error(error, field, message);
+        if let Some(seconds) = wait {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// Whole seconds to wait, at least one.
+fn retry_after(wait: std::time::Duration) -> u64 {
+    wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+}
+
+/// An `ApiError` body with its code's status.
+pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) -> Response {
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (
+        status,
+        Json(ApiError {
+            error,
+            field,
+            message,
+        }),
+    )
+        .into_response()
+}

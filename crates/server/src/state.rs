@@ -1,0 +1,42 @@
+//! What the HTTP handlers share: the server's parts, handed to every
+//! request.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::bot::Computer;
+use crate::storage::Storage;
+use crate::tablebase::TablebaseSlot;
+use crate::tables::Tables;
+use crate::{client_limit, origin, ws};
+
+/// What the HTTP handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The tables.
+    pub tables: Tables,
+    /// The database.
+    pub storage: Storage,
+    /// The base of links, without a trailing slash.
+    pub public_url: Arc<str>,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+    /// The websocket tasks, awaited at shutdown.
+    pub sockets: TaskTracker,
+    /// The per-connection message budget.
+    pub rate: ws::RateLimit,
+    /// When a silent socket is pinged, and when it is given up.
+    pub liveness: ws::Liveness,
+    /// The origins whose pages may create tables and open sockets.
+    pub origins: Arc<origin::Origins>,
+    /// Tables created per client address.
+    pub creation_limit: client_limit::CreationLimit,
+    /// Whether to take the client's address from `X-Forwarded-For`.
+    pub trust_proxy: bool,
+    /// The computer, for post-game analysis.
+    pub computer: Computer,
+    /// The tablebase, for `/readyz`.
+    pub tablebase: TablebaseSlot,
+}
