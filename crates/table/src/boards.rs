@@ -165,15 +165,30 @@ impl Boards {
         self.boards[i].apply(event, at)
     }
 
+    /// Whether each of `events` ends its board's game (see
+    /// [`Play::ends_game`]).
+    pub fn ends(&self, events: &[(Board, Event)]) -> Vec<bool> {
+        events
+            .iter()
+            .map(|(board, event)| self.get(*board).is_some_and(|play| play.ends_game(event)))
+            .collect()
+    }
+
     /// Whether the table still has a game in progress once `events` are
-    /// applied: the table resumes at start-up while it has.
-    pub fn active_after(&self, events: &[(Board, Event)]) -> bool {
-        self.iter().any(
-            |(board, play)| match events.iter().rev().find(|(b, _)| *b == board) {
-                Some((_, event)) => !play.ends_game(event),
+    /// applied, given which of them end their game ([`Boards::ends`]): the
+    /// table resumes at start-up while it has.
+    pub fn active_after(&self, events: &[(Board, Event)], ends: &[bool]) -> bool {
+        self.iter().any(|(board, play)| {
+            match events
+                .iter()
+                .zip(ends)
+                .rev()
+                .find(|((b, _), _)| *b == board)
+            {
+                Some((_, ends)) => !ends,
                 None => !play.game().is_finished(),
-            },
-        )
+            }
+        })
     }
 
     /// The public state of `board`'s current game, with what the boards
@@ -358,7 +373,7 @@ mod tests {
         let state = boards.match_state();
         assert_eq!((state.host_wins, state.guest_wins), (1, 1));
         assert_eq!(state.result, Some(wire::MatchResult { winner: None }));
-        assert!(!boards.active_after(&[]));
+        assert!(!boards.active_after(&[], &[]));
         // A rematch is asked for and agreed on both boards at once, and
         // keeps the sides.
         act(
@@ -379,7 +394,7 @@ mod tests {
             agreed,
             vec![(1, Event::RematchStarted), (2, Event::RematchStarted)]
         );
-        assert!(boards.active_after(&agreed));
+        assert!(boards.active_after(&agreed, &boards.ends(&agreed)));
         let [first, second] = agreed[..] else {
             unreachable!()
         };

@@ -44,9 +44,10 @@ impl Table {
         let first = self.boards.version() + 1;
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
-        let active = self.boards.active_after(&events);
+        let ends = self.boards.ends(&events);
+        let active = self.boards.active_after(&events, &ends);
         let at = self.now();
-        let finished = self.games_ended_by(first, &events, at);
+        let finished = self.games_ended_by(first, &events, &ends, at);
         let logged: Vec<Logged> = (first..)
             .zip(&events)
             .map(|(version, &(board, event))| Logged {
@@ -133,23 +134,23 @@ impl Table {
         true
     }
 
-    /// The rows of the games that `events`, from version `first` on, end:
-    /// stored in the same transaction as the events. Worked out on a copy
-    /// of the board, and only for an event that ends its game.
+    /// The rows of the games that `events`, from version `first` on, end
+    /// (`ends` says which do): stored in the same transaction as the
+    /// events. Worked out on a copy of the board, and only for an event
+    /// that ends its game.
     pub(super) fn games_ended_by(
         &self,
         first: u64,
         events: &[(Board, Event)],
+        ends: &[bool],
         at: Timestamp,
     ) -> Vec<FinishedGame> {
         let mut finished = Vec::new();
-        for (i, &(board, event)) in events.iter().enumerate() {
+        let ending = ends.iter().enumerate().filter(|(_, ends)| **ends);
+        for (i, &(board, _)) in ending.map(|(i, _)| (i, &events[i])) {
             let Some(play) = self.boards.get(board) else {
                 continue;
             };
-            if !play.ends_game(&event) {
-                continue;
-            }
             let mut after = play.clone();
             let ended = events[..=i]
                 .iter()
