@@ -43,7 +43,7 @@ impl UnknownBoard {
 }
 
 /// The games of every board of one table.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Boards {
     boards: Vec<Play>,
 }
@@ -163,6 +163,36 @@ impl Boards {
             .filter(|&i| i < self.boards.len())
             .ok_or(Refusal::NotLegal)?;
         self.boards[i].apply(event, at)
+    }
+
+    /// When the running side's flag falls on `board`, if a clock runs
+    /// there: not before `not_before` (a grace after loading a table whose
+    /// clock ran meanwhile).
+    pub fn flag_due_on(&self, board: Board, not_before: Timestamp) -> Option<Timestamp> {
+        let (_, deadline) = self.get(board)?.clocks()?.deadline()?;
+        Some(deadline.max(not_before))
+    }
+
+    /// When the first flag falls on any board (see [`Boards::flag_due_on`]).
+    pub fn next_flag(&self, not_before: Timestamp) -> Option<Timestamp> {
+        (1..=self.count())
+            .filter_map(|board| self.flag_due_on(board, not_before))
+            .min()
+    }
+
+    /// The flags due at `now`: each board's running side whose time is
+    /// out, as the event that ends its game.
+    pub fn flags_due(&self, now: Timestamp, not_before: Timestamp) -> Vec<(Board, Event)> {
+        self.iter()
+            .filter(|&(board, _)| {
+                self.flag_due_on(board, not_before)
+                    .is_some_and(|due| now >= due)
+            })
+            .filter_map(|(board, play)| {
+                let (side, _) = play.clocks()?.running()?;
+                Some((board, Event::Flagged { side }))
+            })
+            .collect()
     }
 
     /// Whether each of `events` ends its board's game (see

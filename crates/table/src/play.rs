@@ -224,7 +224,7 @@ impl Refusal {
 }
 
 /// The offers one side made in the current game, for the limits.
-#[derive(Clone, Copy, Default, Debug)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 struct Offers {
     /// How many, of each kind: draw, rematch.
     made: [u8; 2],
@@ -240,7 +240,7 @@ enum OfferKind {
 }
 
 /// The games of one table, the tally and the pending offers.
-#[derive(Clone, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Play {
     options: TableOptions,
     /// Every game so far; the last is the current one.
@@ -579,7 +579,7 @@ impl Play {
     ///
     /// Returns the game the event ended, if it ended one.
     pub fn apply(&mut self, event: Event, at: Timestamp) -> Result<Option<GameEnded>, Refusal> {
-        let started = *self.started.get_or_insert(at);
+        let started = self.started.unwrap_or(at);
         let game = self.games.last_mut().expect("a table always has a game");
         let was_over = game.is_finished();
         match event {
@@ -696,6 +696,7 @@ impl Play {
             }
         }
         self.version += 1;
+        self.started.get_or_insert(at);
         if was_over {
             return Ok(None);
         }

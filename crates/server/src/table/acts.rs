@@ -4,7 +4,7 @@ use baghchal_protocol as wire;
 
 use crate::stats::ActionStage;
 use baghchal_table::boards::{Board, Target, UnknownBoard};
-use baghchal_table::play::{Event, Intent, Refusal};
+use baghchal_table::play::{Intent, Refusal};
 use baghchal_table::time::Timestamp;
 
 use super::conn::{encode, ConnId, Member, Outgoing};
@@ -128,42 +128,18 @@ impl Table {
         }
     }
 
-    /// When the first running side's flag falls on `board`, if a clock
-    /// runs there.
-    pub(super) fn flag_due_on(&self, board: Board) -> Option<Timestamp> {
-        let (_, deadline) = self.boards.get(board)?.clocks()?.deadline()?;
-        Some(deadline.max(self.flag_not_before))
-    }
-
     /// When the first flag falls on any board.
     pub(super) fn flag_due(&self) -> Option<Timestamp> {
-        (1..=self.boards.count())
-            .filter_map(|board| self.flag_due_on(board))
-            .min()
+        self.boards.next_flag(self.flag_not_before)
     }
 
     /// Ends each board's game on time if its running side's time is out.
     /// Returns `false` only when a flag could not be stored.
     pub(super) async fn flag_if_due(&mut self) -> bool {
         let mut stored = true;
-        for board in 1..=self.boards.count() {
-            let Some(due) = self.flag_due_on(board) else {
-                continue;
-            };
-            if self.now() < due {
-                continue;
-            }
-            let running = self
-                .boards
-                .get(board)
-                .and_then(|play| play.clocks()?.running());
-            let Some((side, _)) = running else {
-                continue;
-            };
-            tracing::info!(side = ?side, board, "flag");
-            stored &= self
-                .commit(board, Event::Flagged { side }, None, None)
-                .await;
+        for (board, event) in self.boards.flags_due(self.now(), self.flag_not_before) {
+            tracing::info!(event = ?event, board, "flag");
+            stored &= self.commit(board, event, None, None).await;
         }
         stored
     }
