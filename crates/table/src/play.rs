@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use baghchal_protocol as wire;
 use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
+use serde::{Deserialize, Serialize};
 
 use crate::clock::Clocks;
 use crate::names::{result_to_wire, side_to_wire};
@@ -116,8 +117,11 @@ pub struct Logged {
     pub board: u8,
 }
 
-/// What a player asks for.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// What a player asks for. It crosses between the nodes of a cluster as
+/// JSON: its name in snake case, and an action in notation
+/// (`{"play":"c3"}`, `"resign"`, `"claim_victory"`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(into = "IntentForm", try_from = "IntentForm")]
 pub enum Intent {
     /// Play an action.
     Play(Action),
@@ -137,6 +141,62 @@ pub enum Intent {
     Abort,
     /// Claim the game of an absent opponent.
     Claim(Claim),
+}
+
+/// An [`Intent`] as it is written between nodes.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum IntentForm {
+    Play(String),
+    Resign,
+    OfferDraw,
+    AcceptDraw,
+    DeclineDraw,
+    Rematch,
+    DeclineRematch,
+    Abort,
+    ClaimVictory,
+    ClaimDraw,
+}
+
+impl From<Intent> for IntentForm {
+    fn from(intent: Intent) -> IntentForm {
+        match intent {
+            Intent::Play(action) => IntentForm::Play(action.to_string()),
+            Intent::Resign => IntentForm::Resign,
+            Intent::OfferDraw => IntentForm::OfferDraw,
+            Intent::AcceptDraw => IntentForm::AcceptDraw,
+            Intent::DeclineDraw => IntentForm::DeclineDraw,
+            Intent::Rematch => IntentForm::Rematch,
+            Intent::DeclineRematch => IntentForm::DeclineRematch,
+            Intent::Abort => IntentForm::Abort,
+            Intent::Claim(Claim::Victory) => IntentForm::ClaimVictory,
+            Intent::Claim(Claim::Draw) => IntentForm::ClaimDraw,
+        }
+    }
+}
+
+impl TryFrom<IntentForm> for Intent {
+    type Error = String;
+
+    fn try_from(form: IntentForm) -> Result<Intent, String> {
+        Ok(match form {
+            IntentForm::Play(action) => Intent::Play(
+                action
+                    .parse()
+                    .map_err(|e| format!("{action:?} is not an action in notation: {e}"))?,
+            ),
+            IntentForm::Resign => Intent::Resign,
+            IntentForm::OfferDraw => Intent::OfferDraw,
+            IntentForm::AcceptDraw => Intent::AcceptDraw,
+            IntentForm::DeclineDraw => Intent::DeclineDraw,
+            IntentForm::Rematch => Intent::Rematch,
+            IntentForm::DeclineRematch => Intent::DeclineRematch,
+            IntentForm::Abort => Intent::Abort,
+            IntentForm::ClaimVictory => Intent::Claim(Claim::Victory),
+            IntentForm::ClaimDraw => Intent::Claim(Claim::Draw),
+        })
+    }
 }
 
 /// Why a player's intent is refused.
@@ -802,6 +862,31 @@ fn clock_to_wire(clocks: &Clocks, now: Timestamp) -> wire::ClockState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_intent_crosses_between_nodes_as_it_always_has() {
+        let intents = [
+            (Intent::Play("c3".parse().unwrap()), r#"{"play":"c3"}"#),
+            (
+                Intent::Play("b3-c3".parse().unwrap()),
+                r#"{"play":"b3-c3"}"#,
+            ),
+            (Intent::Resign, r#""resign""#),
+            (Intent::OfferDraw, r#""offer_draw""#),
+            (Intent::AcceptDraw, r#""accept_draw""#),
+            (Intent::DeclineDraw, r#""decline_draw""#),
+            (Intent::Rematch, r#""rematch""#),
+            (Intent::DeclineRematch, r#""decline_rematch""#),
+            (Intent::Abort, r#""abort""#),
+            (Intent::Claim(Claim::Victory), r#""claim_victory""#),
+            (Intent::Claim(Claim::Draw), r#""claim_draw""#),
+        ];
+        for (intent, json) in intents {
+            assert_eq!(serde_json::to_string(&intent).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Intent>(json).unwrap(), intent);
+        }
+        assert!(serde_json::from_str::<Intent>(r#"{"play":"z9"}"#).is_err());
+    }
     use baghchal_rules::Rules;
 
     fn friend_table() -> Play {

@@ -28,7 +28,7 @@ mod remote;
 
 pub use remote::Remote;
 
-use messages::{Holder, RemoteIntent, Reply, Request};
+use messages::{Holder, Reply, Request};
 use relay::{in_sequence, read_relay_frame, relay_frame, InSequence};
 
 use std::collections::HashMap;
@@ -449,7 +449,7 @@ impl Node {
                         });
                         Reply::Joined {
                             conn,
-                            member: Ok(member.into()),
+                            member: Ok(member),
                         }
                     }
                     Ok(Err(code)) => Reply::Joined {
@@ -474,7 +474,6 @@ impl Node {
                 let Some(conn) = conn_of(conns, &holder) else {
                     return Reply::Closed;
                 };
-                let intent = intent.and_then(RemoteIntent::parse);
                 done(handle.act(conn, id, board, intent).await)
             }
             Request::Ping { holder } => match conn_of(conns, &holder) {

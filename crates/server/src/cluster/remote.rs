@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use baghchal_protocol as wire;
 
-use super::messages::{Holder, RemoteIntent, Reply, Request};
+use super::messages::{Holder, Reply, Request};
 use super::{Node, RemoteConn};
 use crate::table::conn::{Member, Outbox, TableClosed};
 use baghchal_table::play::Intent;
@@ -67,7 +67,7 @@ impl Remote {
                     .joined
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(key);
-                Ok(Ok(member.into()))
+                Ok(Ok(member))
             }
             Ok(Reply::Joined {
                 member: Err(code), ..
@@ -106,7 +106,7 @@ impl Remote {
             holder,
             id,
             board,
-            intent: intent.map(RemoteIntent::from),
+            intent,
         };
         self.node.request(&self.table, &request).await.map(|_| ())
     }

@@ -4,6 +4,7 @@
 
 use axum::extract::ws::Utf8Bytes;
 use baghchal_protocol as wire;
+use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use baghchal_table::seat::Player;
@@ -41,8 +42,10 @@ pub enum Outgoing {
 /// The sending half of a connection's queue.
 pub type Outbox = mpsc::Sender<Outgoing>;
 
-/// Who a connection is at its table.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// Who a connection is at its table (between nodes: `"host"`, `"guest"`
+/// or `"spectator"`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(into = "MemberForm", from = "MemberForm")]
 pub enum Member {
     /// A player.
     Player(Player),
@@ -61,4 +64,50 @@ pub fn encode(message: &wire::ServerMessage) -> Utf8Bytes {
     // Serializing these types cannot fail: no maps with non-string keys,
     // no failing Serialize impls.
     Utf8Bytes::from(serde_json::to_string(message).unwrap_or_default())
+}
+
+/// A [`Member`] as it is written between nodes.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum MemberForm {
+    Host,
+    Guest,
+    Spectator,
+}
+
+impl From<Member> for MemberForm {
+    fn from(member: Member) -> MemberForm {
+        match member {
+            Member::Player(Player::Host) => MemberForm::Host,
+            Member::Player(Player::Guest) => MemberForm::Guest,
+            Member::Spectator => MemberForm::Spectator,
+        }
+    }
+}
+
+impl From<MemberForm> for Member {
+    fn from(form: MemberForm) -> Member {
+        match form {
+            MemberForm::Host => Member::Player(Player::Host),
+            MemberForm::Guest => Member::Player(Player::Guest),
+            MemberForm::Spectator => Member::Spectator,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_member_crosses_between_nodes_by_name() {
+        for (member, json) in [
+            (Member::Player(Player::Host), r#""host""#),
+            (Member::Player(Player::Guest), r#""guest""#),
+            (Member::Spectator, r#""spectator""#),
+        ] {
+            assert_eq!(serde_json::to_string(&member).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Member>(json).unwrap(), member);
+        }
+    }
 }
