@@ -22,7 +22,8 @@ use crate::handle::TableHandle;
 use crate::stats::{self, SocketRole};
 use crate::table::conn::{encode, ConnId, Member, Outgoing, OUTBOX_LEN};
 use crate::tables::Tables;
-use baghchal_table::play::{Claim, Intent};
+use baghchal_table::command::Command;
+use baghchal_table::play::Intent;
 
 /// How many messages a connection may send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -349,38 +350,13 @@ impl Connection {
                 },
                 None => self.send(&ServerMessage::Pong).await,
             },
-            ClientMessage::Action { id, action, board } => {
-                let intent = action
-                    .parse()
-                    .map(Intent::Play)
-                    .map_err(|e| format!("{action:?} is not an action in notation: {e}"));
-                self.command(Some(id), board, intent).await
-            }
-            ClientMessage::Resign { id, board } => {
-                self.command(id, board, Ok(Intent::Resign)).await
-            }
-            ClientMessage::OfferDraw { id, board } => {
-                self.command(id, board, Ok(Intent::OfferDraw)).await
-            }
-            ClientMessage::AcceptDraw { id, board } => {
-                self.command(id, board, Ok(Intent::AcceptDraw)).await
-            }
-            ClientMessage::DeclineDraw { id, board } => {
-                self.command(id, board, Ok(Intent::DeclineDraw)).await
-            }
-            ClientMessage::Rematch { id } => self.command(id, None, Ok(Intent::Rematch)).await,
-            ClientMessage::DeclineRematch { id } => {
-                self.command(id, None, Ok(Intent::DeclineRematch)).await
-            }
-            ClientMessage::Abort { id, board } => self.command(id, board, Ok(Intent::Abort)).await,
-            ClientMessage::ClaimVictory { id, board } => {
-                self.command(id, board, Ok(Intent::Claim(Claim::Victory)))
-                    .await
-            }
-            ClientMessage::ClaimDraw { id, board } => {
-                self.command(id, board, Ok(Intent::Claim(Claim::Draw)))
-                    .await
-            }
+            other => match Command::of(other) {
+                Some(command) => {
+                    self.command(command.id, command.board, command.intent)
+                        .await
+                }
+                None => None,
+            },
         }
     }
 

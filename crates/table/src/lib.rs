@@ -3,7 +3,8 @@
 //! an argument ([`time::Timestamp`]).
 //!
 //! - [`options`]: what a table is created with, checked from the wire;
-//! - [`seat`]: its two players;
+//! - [`seat`]: its two players; [`command`]: a player's message read as
+//!   what it asks for;
 //! - [`play`]: one board's games, what a player may do ([`play::Play::decide`]),
 //!   the events that change the state ([`play::Play::apply`]) and the
 //!   public view; [`boards`]: the one or two boards of a table;
@@ -11,10 +12,12 @@
 //! - [`finished`]: a finished game as the server stores it;
 //! - [`recent_ids`]: the client ids a table remembers, to apply a resent
 //!   action once;
+//! - [`stored`]: an event's stored form, encoded and decoded in one place;
 //! - [`names`] and [`view`]: the conversions to and from the wire.
 
 pub mod boards;
 pub mod clock;
+pub mod command;
 pub mod finished;
 pub mod names;
 pub mod options;
@@ -22,5 +25,6 @@ pub mod play;
 pub mod recent_ids;
 pub mod seat;
 pub mod series;
+pub mod stored;
 pub mod time;
 pub mod view;

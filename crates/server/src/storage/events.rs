@@ -1,76 +1,18 @@
-//! A table's events as their rows hold them: the `kind` column and the
-//! encoding of every event, decoded in this one place.
+//! A table's events as their rows hold them, in the core's stored form
+//! (`baghchal_table::stored`).
 
 use baghchal_table::names::{side_from_name, side_name};
-use baghchal_table::play::{Claim, Event, Logged};
+use baghchal_table::play::{Event, Logged};
 use baghchal_table::seat::Player;
+use baghchal_table::stored::Unreadable;
 use baghchal_table::time::Timestamp;
-
-/// What kind of event a stored event is: the `kind` column.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum EventKind {
-    Played,
-    Resigned,
-    DrawOffered,
-    DrawDeclined,
-    DrawAgreed,
-    RematchOffered,
-    RematchStarted,
-    Flagged,
-    ClaimedVictory,
-    ClaimedDraw,
-    Aborted,
-    RematchDeclined,
-    RematchWithdrawn,
-    DrawWithdrawn,
-}
-
-impl EventKind {
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Played => "played",
-            EventKind::Resigned => "resigned",
-            EventKind::DrawOffered => "draw_offered",
-            EventKind::DrawDeclined => "draw_declined",
-            EventKind::DrawAgreed => "draw_agreed",
-            EventKind::RematchOffered => "rematch_offered",
-            EventKind::RematchStarted => "rematch_started",
-            EventKind::Flagged => "flagged",
-            EventKind::ClaimedVictory => "claimed_victory",
-            EventKind::ClaimedDraw => "claimed_draw",
-            EventKind::Aborted => "aborted",
-            EventKind::RematchDeclined => "rematch_declined",
-            EventKind::RematchWithdrawn => "rematch_withdrawn",
-            EventKind::DrawWithdrawn => "draw_withdrawn",
-        }
-    }
-
-    pub(super) fn parse(text: &str) -> Option<EventKind> {
-        Some(match text {
-            "played" => EventKind::Played,
-            "resigned" => EventKind::Resigned,
-            "draw_offered" => EventKind::DrawOffered,
-            "draw_declined" => EventKind::DrawDeclined,
-            "draw_agreed" => EventKind::DrawAgreed,
-            "rematch_offered" => EventKind::RematchOffered,
-            "rematch_started" => EventKind::RematchStarted,
-            "flagged" => EventKind::Flagged,
-            "claimed_victory" => EventKind::ClaimedVictory,
-            "claimed_draw" => EventKind::ClaimedDraw,
-            "aborted" => EventKind::Aborted,
-            "rematch_declined" => EventKind::RematchDeclined,
-            "rematch_withdrawn" => EventKind::RematchWithdrawn,
-            "draw_withdrawn" => EventKind::DrawWithdrawn,
-            _ => return None,
-        })
-    }
-}
 
 /// An event as its row's columns hold it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct StoredEvent {
     pub(super) version: u64,
-    pub(super) kind: EventKind,
+    /// The `kind` column.
+    pub(super) kind: &'static str,
     pub(super) side: Option<&'static str>,
     pub(super) action: Option<String>,
     pub(super) player: Option<&'static str>,
@@ -83,33 +25,12 @@ pub(super) struct StoredEvent {
 
 impl StoredEvent {
     pub(super) fn encode(logged: &Logged) -> StoredEvent {
-        let (kind, side, action) = match logged.event {
-            Event::Played { side, action } => (EventKind::Played, Some(side), Some(action)),
-            Event::Resigned { side } => (EventKind::Resigned, Some(side), None),
-            Event::DrawOffered { side } => (EventKind::DrawOffered, Some(side), None),
-            Event::DrawDeclined { side } => (EventKind::DrawDeclined, Some(side), None),
-            Event::DrawAgreed => (EventKind::DrawAgreed, None, None),
-            Event::RematchOffered { side } => (EventKind::RematchOffered, Some(side), None),
-            Event::RematchStarted => (EventKind::RematchStarted, None, None),
-            Event::Flagged { side } => (EventKind::Flagged, Some(side), None),
-            Event::Claimed { side, claim } => (
-                match claim {
-                    Claim::Victory => EventKind::ClaimedVictory,
-                    Claim::Draw => EventKind::ClaimedDraw,
-                },
-                Some(side),
-                None,
-            ),
-            Event::Aborted { side } => (EventKind::Aborted, Some(side), None),
-            Event::RematchDeclined { side } => (EventKind::RematchDeclined, Some(side), None),
-            Event::RematchWithdrawn { side } => (EventKind::RematchWithdrawn, Some(side), None),
-            Event::DrawWithdrawn { side } => (EventKind::DrawWithdrawn, Some(side), None),
-        };
+        let form = logged.event.stored();
         StoredEvent {
             version: logged.version,
-            kind,
-            side: side.map(side_name),
-            action: action.map(|a| a.to_string()),
+            kind: form.kind,
+            side: form.side.map(side_name),
+            action: form.action.map(|a| a.to_string()),
             player: logged.player.map(Player::as_str),
             client_id: logged.client_id.clone(),
             at: logged.at.as_millis(),
@@ -122,36 +43,19 @@ impl StoredEvent {
 /// this server writes.
 pub(super) fn decode_event(row: EventRow) -> Result<Logged, &'static str> {
     let (version, kind, side, action, player, client_id, at, board) = row;
-    let side = || side.as_deref().and_then(side_from_name).ok_or("side");
-    let kind = EventKind::parse(&kind).ok_or("kind")?;
-    let event = match kind {
-        EventKind::Played => Event::Played {
-            side: side()?,
-            action: action
-                .as_deref()
-                .and_then(|a| a.parse().ok())
-                .ok_or("action")?,
-        },
-        EventKind::Resigned => Event::Resigned { side: side()? },
-        EventKind::DrawOffered => Event::DrawOffered { side: side()? },
-        EventKind::DrawDeclined => Event::DrawDeclined { side: side()? },
-        EventKind::DrawAgreed => Event::DrawAgreed,
-        EventKind::RematchOffered => Event::RematchOffered { side: side()? },
-        EventKind::RematchStarted => Event::RematchStarted,
-        EventKind::Flagged => Event::Flagged { side: side()? },
-        EventKind::ClaimedVictory => Event::Claimed {
-            side: side()?,
-            claim: Claim::Victory,
-        },
-        EventKind::ClaimedDraw => Event::Claimed {
-            side: side()?,
-            claim: Claim::Draw,
-        },
-        EventKind::Aborted => Event::Aborted { side: side()? },
-        EventKind::RematchDeclined => Event::RematchDeclined { side: side()? },
-        EventKind::RematchWithdrawn => Event::RematchWithdrawn { side: side()? },
-        EventKind::DrawWithdrawn => Event::DrawWithdrawn { side: side()? },
+    let side = match side {
+        Some(name) => Some(side_from_name(&name).ok_or("side")?),
+        None => None,
     };
+    let action = match action {
+        Some(text) => Some(text.parse().map_err(|_| "action")?),
+        None => None,
+    };
+    let event = Event::from_stored(&kind, side, action).map_err(|e| match e {
+        Unreadable::Kind => "kind",
+        Unreadable::Side => "side",
+        Unreadable::Action => "action",
+    })?;
     let player = match player {
         Some(name) => Some(Player::parse(&name).ok_or("player")?),
         None => None,
@@ -192,7 +96,7 @@ mod tests {
     fn row(stored: StoredEvent) -> EventRow {
         (
             i64::try_from(stored.version).unwrap(),
-            stored.kind.as_str().to_owned(),
+            stored.kind.to_owned(),
             stored.side.map(str::to_owned),
             stored.action,
             stored.player.map(str::to_owned),

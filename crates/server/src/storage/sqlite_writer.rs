@@ -140,7 +140,7 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
                 insert.execute(params![
                     append.table,
                     version_of(&append.table, event)?,
-                    event.kind.as_str(),
+                    event.kind,
                     event.side,
                     event.action,
                     event.player,

@@ -222,7 +222,7 @@ pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), Storag
             )
             .bind(&append.table)
             .bind(version_of(&append.table, event)?)
-            .bind(event.kind.as_str())
+            .bind(event.kind)
             .bind(event.side)
             .bind(event.action.as_deref())
             .bind(event.player)
@@ -284,7 +284,7 @@ pub(super) async fn append_unowned(pool: &PgPool, ordered: &[&Append]) -> Result
         insert.push_values(rows, |mut row, &(table, event, version)| {
             row.push_bind(table)
                 .push_bind(version)
-                .push_bind(event.kind.as_str())
+                .push_bind(event.kind)
                 .push_bind(event.side)
                 .push_bind(event.action.as_deref())
                 .push_bind(event.player)
