@@ -184,7 +184,7 @@ export function turningSentence(analysis) {
       to: t(/** @type {StringKey} */ (`outcome_${to}`)),
     });
   }
-  return t('turnedCost', { ...params, cost: (a.cost / 1000).toFixed(1) });
+  return t('turnedCost', { ...params, cost: num((a.cost / 1000).toFixed(1)) });
 }
 
 /**

@@ -244,6 +244,20 @@ export function mySide(state) {
 }
 
 /**
+ * Whether the host of a friend table is still alone at it: the first game
+ * not begun and the friend's seat empty. Nothing is played, resigned or
+ * offered then; the host may only cancel the table.
+ * @param {TableState} state
+ */
+export function waitingForFriend(state) {
+  const g = state.game;
+  const p = state.presence;
+  const mine = mySide(state);
+  if (!g || !p || !mine || g.result || state.info?.opponent !== 'friend' || state.player !== 'host') return false;
+  return g.game === 1 && g.ply === 0 && !p[mine === 'goats' ? 'tigers' : 'goats'].connected;
+}
+
+/**
  * What the board lets the viewer do now.
  * @param {TableState} state
  * @returns {'play' | 'wait' | 'watch'}
@@ -251,7 +265,7 @@ export function mySide(state) {
 export function mode(state) {
   if (state.role !== 'player') return 'watch';
   const g = state.game;
-  if (!g || g.result || state.conn !== 'online' || state.pending || state.locked) return 'wait';
+  if (!g || g.result || state.conn !== 'online' || state.pending || state.locked || waitingForFriend(state)) return 'wait';
   return g.side_to_move === mySide(state) ? 'play' : 'wait';
 }
 

@@ -12,7 +12,7 @@ import { h, mainElement, announce, other, sideName } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import * as sound from './sound.js';
-import { apply, initial, mySide, mode, timeLeft, absence, onlyBoard, matchOf } from './state.js';
+import { apply, initial, mySide, mode, timeLeft, absence, onlyBoard, matchOf, waitingForFriend } from './state.js';
 import { BoardPane } from './pane.js';
 import { formatClock, formatCountdown, isLow } from './clock.js';
 
@@ -40,6 +40,7 @@ const BOARDS = /** @type {const} */ ([1, 2]);
  * @property {HTMLElement} clocks
  * @property {Record<Side, HTMLElement>} clock each side's clock
  * @property {HTMLElement} headline
+ * @property {HTMLElement} invite the Share button beside the board while the friend has not come
  * @property {HTMLElement} counters
  * @property {HTMLElement} pile
  * @property {HTMLElement} seats
@@ -490,6 +491,7 @@ export class TableView {
         tigers: h('div', { class: 'clock tigers', id: 'clock-tigers', role: 'timer' }),
       },
       headline: h('p', { class: 'headline', id: 'headline' }),
+      invite: h('div', { class: 'invite', id: 'invite', hidden: true }),
       counters: h('dl', { class: 'counters' }),
       pile: h('div', { class: 'pile', role: 'img' }),
       seats: h('ul', { class: 'seats' }),
@@ -512,11 +514,13 @@ export class TableView {
         { class: 'table' },
         e.banner,
         e.absent,
-        h('div', { class: 'board-column', id: 'board' }, e.headline, e.clocks, e.browse, this.boardRoot, e.pile),
+        h('div', { class: 'board-column', id: 'board' }, e.headline, e.invite, e.clocks, e.browse, this.boardRoot, e.pile),
         h(
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
+          // What to do now comes first, under the board on a phone.
+          h('section', { class: 'card', id: 'actions', 'aria-label': t('actions') }, e.controls),
           h(
             'section',
             { class: 'card' },
@@ -530,7 +534,6 @@ export class TableView {
             h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') })),
             this.renderSoundSwitch(),
           ),
-          h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           this.moveList.root,
           h('section', { class: 'card leave-card', 'aria-label': t('leaveLabel') }, e.leave),
@@ -613,18 +616,69 @@ export class TableView {
             { class: 'link-field' },
             input,
             h('button', { type: 'button', id: `copy-${kind}-link`, 'aria-label': t(copyLabel), text: t('copy'), onclick: () => this.copy(kind, String(link), input, status) }),
+            // The opponent link's Share stands beside the board while it is needed.
+            kind === 'spectator'
+              ? h('button', { type: 'button', id: 'share-spectator-link', 'aria-label': t('shareSpectatorLink'), text: t('share'), onclick: () => this.share(kind, String(link), status) })
+              : null,
           ),
           status,
         );
       }),
-      h('p', { class: 'private-note', text: t('linksPrivate') }),
+      // Only an opponent link is an invitation to a seat.
+      stored.opponent_link ? h('p', { class: 'private-note', text: t('linksPrivate') }) : h('p', { class: 'hint', text: t('spectatorLinkNote') }),
     );
+  }
+
+  /**
+   * Beside the board, while the host of a friend table waits: what to do
+   * and the Share button for the opponent link.
+   */
+  updateInvite() {
+    const e = this.el;
+    if (!e) return;
+    const link = loadSeat(this.table)?.opponent_link;
+    const show = Boolean(link) && waitingForFriend(this.s) && this.s.conn === 'online';
+    if (show === !e.invite.hidden) return;
+    const had = e.invite.contains(document.activeElement);
+    e.invite.hidden = !show;
+    if (!show) {
+      e.invite.replaceChildren();
+      if (had) this.board?.focus();
+      return;
+    }
+    const status = h('span', { class: 'copy-status', role: 'status' });
+    e.invite.replaceChildren(
+      h('p', { text: t('inviteText') }),
+      h('button', { type: 'button', id: 'share-opponent-link', class: 'primary', 'aria-label': t('shareOpponentLink'), text: t('share'), onclick: () => this.share('opponent', String(link), status) }),
+      status,
+    );
+  }
+
+  /**
+   * Hands a link to the phone's share sheet (the Web Share API) where the
+   * browser has one, else copies it.
+   * @param {string} kind
+   * @param {string} link
+   * @param {HTMLElement} status where "Copied" is said
+   */
+  async share(kind, link, status) {
+    if (typeof navigator.share === 'function') {
+      try {
+        await navigator.share({ title: t('title'), url: link });
+        return;
+      } catch (err) {
+        // Closed by the person: nothing to do. Refused: copy instead.
+        if (err instanceof DOMException && err.name === 'AbortError') return;
+      }
+    }
+    const input = /** @type {HTMLInputElement | null} */ (document.getElementById(`${kind}-link`));
+    await this.copy(kind, link, input, status);
   }
 
   /**
    * @param {string} kind
    * @param {string} link
-   * @param {HTMLInputElement} input
+   * @param {HTMLInputElement | null} input selected for copying by hand where the clipboard refuses
    * @param {HTMLElement} status
    */
   async copy(kind, link, input, status) {
@@ -632,8 +686,8 @@ export class TableView {
       await navigator.clipboard.writeText(link);
       this.copyState[kind] = t('copied');
     } catch {
-      input.focus();
-      input.select();
+      input?.focus();
+      input?.select();
       this.copyState[kind] = t('copyFailed');
     }
     status.textContent = this.copyState[kind];
@@ -713,6 +767,7 @@ export class TableView {
     const phase = s.phase === 'placement' ? t('phasePlacement') : t('phaseMovement');
     let headline;
     if (s.result) headline = this.resultText(s);
+    else if (waitingForFriend(this.s)) headline = t('waitingForOpponent');
     else if (mine && s.side_to_move === mine) headline = `${t('yourTurn', { side: sideName(mine) })} · ${phase}`;
     else if (mine) headline = `${t('opponentTurn', { side: sideName(s.side_to_move) })} · ${phase}`;
     else headline = `${t('turnOf', { side: sideName(s.side_to_move) })} · ${phase}`;
@@ -795,6 +850,7 @@ export class TableView {
     e.series.hidden = !s.series;
     e.series.textContent = s.series ? this.seriesText(s.series) : '';
 
+    this.updateInvite();
     this.updateControls();
 
     this.moveList.update(this.s.moves, this.cursor);
@@ -1007,7 +1063,10 @@ export class TableView {
      * @param {string} [cls]
      */
     const button = (id, text, onclick, cls = '') => h('button', { type: 'button', id, class: cls, text, onclick, disabled: this.s.conn !== 'online' });
-    if (mine && !s.result) {
+    if (waitingForFriend(this.s)) {
+      // Alone at the table: nothing to resign or offer, only to call it off.
+      if (s.abortable) out.push(button('abort', t('cancelTable'), () => this.command('abort')));
+    } else if (mine && !s.result) {
       if (this.confirmResign) {
         out.push(
           h(
@@ -1081,10 +1140,9 @@ export class TableView {
         }),
       );
     }
-    if (mine && friend && this.s.presence && !this.s.presence[other(mine)].connected && s.ply === 0 && s.game === 1) {
-      out.push(h('p', { class: 'offer', text: t('waitingForOpponent') }));
-    }
     e.controls.replaceChildren(...out);
+    // No empty card where there is nothing to do (a spectator's view).
+    if (e.controls.parentElement) e.controls.parentElement.hidden = out.length === 0;
     if (focusedId) this.refocus(focusedId, e.controls);
     this.updateLeave();
   }
@@ -1170,12 +1228,13 @@ export class TableView {
    * the hints switch for a spectator.
    */
   placeFocus() {
-    if (!this.wantFocus || !this.el || !this.s.game) return;
+    // A player's place depends on whether the opponent is seated: it waits for the presence.
+    if (!this.wantFocus || !this.el || !this.s.game || (this.s.role === 'player' && !this.s.presence)) return;
     this.wantFocus = false;
     const p = this.s.presence;
     const mine = this.mySide();
-    const copy = document.getElementById('copy-opponent-link');
-    if (copy && mine && (!p || !p[other(mine)].connected) && this.s.game.ply === 0 && this.s.game.game === 1) copy.focus();
+    const share = document.getElementById('share-opponent-link');
+    if (share && mine && (!p || !p[other(mine)].connected) && this.s.game.ply === 0 && this.s.game.game === 1) share.focus();
     else if (this.s.role === 'spectator') document.getElementById('hints')?.focus();
     else if (this.panes) (BOARDS.find((n) => mode(onlyBoard(this.s, n)) === 'play') === 2 ? this.panes[2] : this.panes[1]).focus();
     else this.board?.focus();
@@ -1213,6 +1272,7 @@ export class TableView {
       clocks: h('div', { hidden: true }),
       clock: { goats: h('div'), tigers: h('div') },
       headline: h('p', { class: 'headline', hidden: true }),
+      invite: h('div', { hidden: true }),
       counters: h('dl', { class: 'counters' }),
       pile: h('div'),
       seats: h('ul', { class: 'seats' }),

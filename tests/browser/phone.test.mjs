@@ -4,6 +4,9 @@
 // do not move the board, and Nepali has its own web font.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, screenshot, text, clean, THREE_GOAT_WIN } from './harness.mjs';
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
@@ -20,6 +23,19 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * A golden fixture of the protocol.
+ * @param {string} name
+ */
+function fixture(name) {
+  return JSON.parse(readFileSync(join(here, '..', 'fixtures', 'protocol', `${name}.json`), 'utf8'));
+}
+
+/** @param {number} ms */
+const iso = (ms) => new Date(ms).toISOString();
 
 /** The widths of the phones the page is checked on. */
 const WIDTHS = [320, 375, 430];
@@ -195,7 +211,35 @@ const VIEWS = [
   ],
 ];
 
-test('no view scrolls sideways on a phone of 320, 375 or 430 px, in English or Nepali', async () => {
+/**
+ * The counters whose words or figures overflow their box.
+ * @param {import('playwright-core').Page} page
+ */
+function crampedCounters(page) {
+  return page.evaluate(async () => {
+    const { STRINGS } = await import('/i18n.js');
+    const words = STRINGS[/** @type {'en' | 'ne'} */ (document.documentElement.lang)];
+    /** @type {string[]} */
+    const out = [];
+    /** @param {HTMLElement} e */
+    const check = (e) => {
+      if (e.scrollWidth > e.clientWidth + 1) out.push(`"${e.textContent}" ${e.scrollWidth} px in ${e.clientWidth} px`);
+    };
+    for (const e of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.counter dt, .counter dd'))) check(e);
+    // The phase counter, in either phase.
+    for (const e of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.counter.phase dd'))) {
+      const was = e.textContent;
+      for (const phase of [words.phasePlacement, words.phaseMovement]) {
+        e.textContent = phase;
+        check(e);
+      }
+      e.textContent = was;
+    }
+    return out;
+  });
+}
+
+test('no view scrolls sideways on a phone of 320, 375 or 430 px, in English or Nepali, and every counter fits its box', async () => {
   /** @type {string[]} */
   const wide = [];
   for (const [name, open] of VIEWS) {
@@ -206,9 +250,312 @@ test('no view scrolls sideways on a phone of 320, 375 or 430 px, in English or N
         await page.setViewportSize({ width, height: 812 });
         const { over, who } = await overflow(page);
         if (over > 0) wide.push(`${name} (${l}, ${width} px): ${over} px too wide: ${who.join(', ')}`);
+        for (const c of await crampedCounters(page)) wide.push(`${name} (${l}, ${width} px): a counter overflows: ${c}`);
       }
     }
     await done();
   }
-  assert.deepEqual(wide, []);
+  assert.equal(wide.length, 0, wide.join('\n'));
+});
+
+/**
+ * Where an element is on the screen.
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ */
+function box(page, selector) {
+  return page.locator(selector).first().evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height, screen: window.innerHeight };
+  });
+}
+
+/**
+ * Whether an element is wholly on the screen, without scrolling.
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ */
+async function onScreen(page, selector) {
+  const b = await box(page, selector);
+  return b.height > 0 && b.top >= 0 && b.bottom <= b.screen;
+}
+
+test('a new table on a 375 × 667 phone keeps the board in view with a Share button beside it, and nothing to play until the friend comes', async () => {
+  const p = await newPage(browser, { phone: true, height: 667 });
+  // The phone's share sheet, recorded.
+  await p.context.addInitScript(() => {
+    /** @type {ShareData[]} */
+    const shared = [];
+    Object.assign(window, { shared });
+    Object.defineProperty(navigator, 'share', { value: async (/** @type {ShareData} */ d) => void shared.push(d), configurable: true });
+  });
+  await p.page.goto(`${server.url}/`);
+  await p.page.locator('#create').click();
+  await p.page.waitForURL(/#seat=/);
+  await p.page.locator('.board-root .point-button').first().waitFor();
+  await p.page.waitForFunction(() => document.activeElement?.id === 'share-opponent-link');
+  assert.equal(await p.page.evaluate(() => window.scrollY), 0);
+  assert.ok(await onScreen(p.page, '#board .board-root'), 'the board is on screen');
+  assert.ok(await onScreen(p.page, '#share-opponent-link'), 'Share is on screen');
+  // Nothing to play, resign or offer before the friend is seated; the host may cancel.
+  assert.equal(await p.page.locator('#resign, #offer-draw').count(), 0);
+  assert.equal(await p.page.locator('.board-root.playable').count(), 0);
+  assert.equal(await text(p.page, '#abort'), 'Cancel the table');
+  assert.match(await text(p.page, '#headline'), /Waiting for your opponent/);
+  await p.page.locator('#share-opponent-link').click();
+  const opponentLink = await link(p.page, 'opponent');
+  assert.deepEqual(await p.page.evaluate(() => /** @type {any} */ (window).shared), [{ url: opponentLink, title: 'Bagh-Chal' }]);
+  assert.deepEqual(await seriousViolations(p.page), []);
+  await screenshot(p.page, 'phone-new-table');
+
+  // The friend comes: the board is the host's to play, the Share button goes.
+  const guest = await newPage(browser);
+  await guest.page.goto(opponentLink);
+  await p.page.locator('.board-root.playable').waitFor();
+  assert.equal(await p.page.locator('#share-opponent-link').count(), 0);
+  assert.equal(await p.page.locator('#resign').count(), 1);
+  assert.ok(await onScreen(p.page, '#board .board-root'), 'the board is still on screen');
+  clean(p);
+  clean(guest);
+  await guest.context.close();
+  await p.context.close();
+});
+
+test('without the Web Share API, Share copies the link', async () => {
+  const p = await newPage(browser, { phone: true, clipboard: true });
+  await p.context.addInitScript(() => {
+    // @ts-ignore: a browser without it
+    delete Navigator.prototype.share;
+  });
+  await createTable(p.page, server.url, { opponent: 'friend', spectators: 1 });
+  await p.page.locator('#share-spectator-link').click();
+  await p.page.locator('.links').getByText('Copied').waitFor();
+  assert.equal(await p.page.evaluate(() => navigator.clipboard.readText()), await link(p.page, 'spectator'));
+  await p.page.locator('#share-opponent-link').click();
+  assert.equal(await p.page.evaluate(() => navigator.clipboard.readText()), await link(p.page, 'opponent'));
+  clean(p);
+  await p.context.close();
+});
+
+test('Nepali has a web font of its own, and evaluations in Devanagari digits', async () => {
+  const p = await newPage(browser, { phone: true });
+  await p.page.goto(`${server.url}/analysis`);
+  await language(p.page, 'ne');
+  await p.page.locator('.value-list .value').first().waitFor();
+  // The page's Devanagari face is in use (from an installed copy of the
+  // font, or else downloaded), and the file it downloads is a font.
+  const faces = await p.page.evaluate(async () => {
+    await document.fonts.ready;
+    return [...document.fonts].filter((f) => f.family.replace(/"/g, '') === 'Baghchal Devanagari').map((f) => f.status);
+  });
+  assert.deepEqual(faces, ['loaded']);
+  const downloaded = await p.page.evaluate(async () => {
+    const res = await fetch('/fonts/noto-sans-devanagari.woff2');
+    const face = new FontFace('Downloaded Devanagari', await res.arrayBuffer());
+    await face.load();
+    document.fonts.add(face);
+    return { type: res.headers.get('content-type'), status: face.status, fits: document.fonts.check('16px "Downloaded Devanagari"', 'बाघचाल १२३') };
+  });
+  assert.deepEqual(downloaded, { type: 'font/woff2', status: 'loaded', fits: true });
+  // Every value reads in Devanagari digits; the notation stays Latin.
+  const values = await p.page.$$eval('.value-list .value', (els) => els.map((e) => e.textContent || ''));
+  assert.ok(values.length > 0);
+  assert.deepEqual(values.filter((v) => /[0-9]/.test(v)), []);
+  assert.deepEqual(await seriousViolations(p.page), []);
+  clean(p);
+  await p.context.close();
+});
+
+/**
+ * The touch targets smaller than 44 × 44 px: buttons, button-like links,
+ * fields, selects, sliders, the labels of radio buttons and checkboxes,
+ * disclosure summaries and links standing alone (a link inside a sentence
+ * is excepted, as WCAG 2.5.8 does).
+ * @param {import('playwright-core').Page} page
+ */
+function smallTargets(page) {
+  return page.evaluate(() => {
+    const targets = document.querySelectorAll(
+      'button, a, select, textarea, input:not([type="radio"]):not([type="checkbox"]):not([type="hidden"]), label:has(> input[type="radio"]), label:has(> input[type="checkbox"]), summary',
+    );
+    /** @type {string[]} */
+    const small = [];
+    let all = 0;
+    for (const el of targets) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || el.closest('.visually-hidden, .skip, [hidden]')) continue;
+      // A link in running text: its sentence says more than the link.
+      if (el instanceof HTMLAnchorElement && !el.classList.contains('button') && (el.parentElement?.textContent || '').trim() !== (el.textContent || '').trim()) continue;
+      all += 1;
+      if (r.width < 44 - 0.5 || r.height < 44 - 0.5) {
+        const name = el.id ? `#${el.id}` : `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.textContent || '').trim().slice(0, 20)}"`;
+        small.push(`${name} ${Math.round(r.width)}×${Math.round(r.height)}`);
+      }
+    }
+    return { all, small };
+  });
+}
+
+test('every touch target of every view is at least 44 × 44 px on a phone, in English and Nepali', async () => {
+  /** @type {string[]} */
+  const small = [];
+  let all = 0;
+  for (const [name, open] of VIEWS) {
+    const { page, done } = await open();
+    for (const l of /** @type {const} */ (['en', 'ne'])) {
+      await language(page, l);
+      const found = await smallTargets(page);
+      all += found.all;
+      for (const s of found.small) small.push(`${name} (${l}): ${s}`);
+    }
+    await done();
+  }
+  assert.ok(all > 100, `${all} targets measured`);
+  assert.equal(small.length, 0, `${small.length} of ${all} targets are too small:\n${small.join('\n')}`);
+});
+
+test('the move list steps with icons drawn in SVG, not font glyphs', async () => {
+  const p = await newPage(browser, { phone: true });
+  await createTable(p.page, server.url, { opponent: 'computer', level: 400 });
+  for (const id of ['ply-first', 'ply-prev', 'ply-next', 'ply-last']) {
+    const icon = await p.page.locator(`#${id}`).evaluate((b) => ({ svg: b.querySelectorAll('svg').length, text: (b.textContent || '').trim() }));
+    assert.deepEqual(icon, { svg: 1, text: '' }, id);
+  }
+  clean(p);
+  await p.context.close();
+});
+
+test('an absent opponent and the claims appear without moving the board: layout shift under 0.1 on a 375 × 667 phone', async () => {
+  const p = await newPage(browser, { phone: true, height: 667 });
+  /** @type {(msg: object) => void} */
+  let push = () => {};
+  // The server, played from its fixtures: the host's table, the guest present.
+  await p.page.routeWebSocket(/\/ws$/, (ws) => {
+    push = (msg) => ws.send(JSON.stringify(msg));
+    ws.onMessage((m) => {
+      const msg = JSON.parse(String(m));
+      if (msg.type === 'hello') {
+        push(fixture('server.welcome.host'));
+        push(fixture('server.snapshot'));
+        push(fixture('server.presence'));
+      }
+      if (msg.type === 'ping') push({ type: 'pong' });
+    });
+  });
+  await p.page.addInitScript(() => {
+    /** @type {number[]} */
+    const shifts = [];
+    Object.assign(window, { shifts });
+    new PerformanceObserver((list) => {
+      for (const e of /** @type {any[]} */ (list.getEntries())) if (!e.hadRecentInput) shifts.push(e.value);
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await p.page.goto(`${server.url}/t/${fixture('server.welcome.host').table.id}#seat=Zq3v9K2mXbT7yLp0Wn5cR8dF1hJ4sA6e`);
+  await p.page.locator('#seat-tigers.on').waitFor();
+  await p.page.waitForTimeout(300);
+  const before = await box(p.page, '#board .board-root');
+  const shifted = () => p.page.evaluate(() => /** @type {number[]} */ (/** @type {any} */ (window).shifts).reduce((a, b) => a + b, 0));
+  const atRest = await shifted();
+  // The guest leaves: the banner, its countdown, then the claims.
+  const now = Date.now();
+  const presence = fixture('server.presence');
+  presence.tigers = { player: 'guest', computer: false, connected: false };
+  presence.absent = { side: 'tigers', since: iso(now - 1000), claimable_at: iso(now + 1500), now: iso(now) };
+  push(presence);
+  await p.page.locator('#absent').waitFor();
+  await p.page.locator('#claim-victory').waitFor();
+  await p.page.waitForTimeout(300);
+  const after = await box(p.page, '#board .board-root');
+  assert.equal(after.top, before.top, 'the board did not move');
+  const cls = (await shifted()) - atRest;
+  assert.ok(cls <= 0.1, `cumulative layout shift ${cls}`);
+  assert.ok(await onScreen(p.page, '#claim-victory'), 'the claim is on screen');
+  assert.deepEqual(await seriousViolations(p.page), []);
+  await screenshot(p.page, 'phone-absent');
+  clean(p);
+  await p.context.close();
+});
+
+test('a computer table made with the form as it comes has no spectator seat, no links and no invitation wording', async () => {
+  const p = await newPage(browser, { phone: true });
+  await p.page.goto(`${server.url}/`);
+  await p.page.locator('input[name="opponent"][value="computer"]').check();
+  await p.page.locator('#level').fill('400');
+  assert.equal(await p.page.locator('#spectators').inputValue(), '0');
+  await p.page.locator('#create').click();
+  await p.page.locator('.board-root.playable').waitFor();
+  await p.page.locator('#seat-tigers .seat-state').getByText(/computer/).waitFor();
+  assert.equal(await text(p.page, '.spectators'), 'No spectator seats');
+  assert.equal(await p.page.locator('.links').count(), 0);
+  assert.doesNotMatch(await text(p.page, 'main'), /invit/i);
+  clean(p);
+  await p.context.close();
+
+  // With a seat for a spectator asked for: the link, said to be for watching only.
+  const q = await newPage(browser, { phone: true });
+  await createTable(q.page, server.url, { opponent: 'computer', level: 400, spectators: 1 });
+  await link(q.page, 'spectator');
+  assert.doesNotMatch(await text(q.page, 'main'), /invit/i);
+  assert.match(await text(q.page, '.links'), /can watch this table/);
+  clean(q);
+  await q.context.close();
+});
+
+test('a spectator sees no empty card', async () => {
+  const host = await newPage(browser);
+  await createTable(host.page, server.url, { opponent: 'bots', spectators: 3 });
+  const p = await newPage(browser, { phone: true });
+  await p.page.goto(host.page.url());
+  await p.page.locator('.board-root .point-button').first().waitFor();
+  await p.page.locator('#hints').waitFor();
+  const empty = await p.page.$$eval('.card', (els) => els.filter((e) => e.getBoundingClientRect().height > 0 && !(e.textContent || '').trim()).length);
+  assert.equal(empty, 0);
+  clean(p);
+  await p.context.close();
+  await host.context.close();
+});
+
+test('the home page lists each game once, with the way back to a table held, and names the level ranges', async () => {
+  const p = await newPage(browser, { phone: true });
+  await createTable(p.page, server.url, { opponent: 'computer', level: 400 });
+  const table = decodeURIComponent(new URL(p.page.url()).pathname.split('/')[2]);
+  await p.page.goto(`${server.url}/`);
+  const mentions = await p.page.$$eval(`main a[href^="/t/${table}"]`, (els) => els.map((e) => e.closest('li')));
+  assert.equal(mentions.length, 2, 'the game and the table');
+  assert.equal(await p.page.locator('main li').count(), 1, 'in one entry of one list');
+  assert.equal(await p.page.locator('#my-games li .resume-link').getAttribute('href'), `/t/${table}`);
+  await p.page.locator('input[name="opponent"][value="computer"]').check();
+  /** @type {[string, RegExp][]} */
+  const ranges = [
+    ['400', /^400 · beginner$/],
+    ['1200', /^1200 · club$/],
+    ['1800', /^1800 · strong$/],
+    ['2400', /^2400 · near perfect$/],
+  ];
+  for (const [level, words] of ranges) {
+    await p.page.locator('#level').fill(level);
+    assert.match(await text(p.page, '#level-out'), words);
+    assert.match((await p.page.locator('#level').getAttribute('aria-valuetext')) || '', words);
+  }
+  await language(p.page, 'ne');
+  assert.equal(await text(p.page, '#level-out'), '२४०० · लगभग पूर्ण');
+  assert.deepEqual(await seriousViolations(p.page), []);
+  clean(p);
+  await p.context.close();
+});
+
+test('on a 375 × 667 phone the result and the next game of a series are on screen when a game ends', async () => {
+  const p = await newPage(browser, { phone: true, height: 667 });
+  await createTable(p.page, server.url, { opponent: 'computer', level: 400, series: 2 });
+  await p.page.locator('#resign').click();
+  await p.page.locator('#resign-yes').click();
+  await p.page.waitForFunction(() => /resigned/.test(document.getElementById('headline')?.textContent || ''));
+  await p.page.locator('#rematch').waitFor();
+  await p.page.evaluate(() => window.scrollTo(0, 0));
+  assert.ok(await onScreen(p.page, '#headline'), 'the result is on screen');
+  assert.ok(await onScreen(p.page, '#rematch'), 'the next game is on screen');
+  assert.match(await text(p.page, '#rematch'), /Next game/);
+  await screenshot(p.page, 'phone-series-next');
+  clean(p);
+  await p.context.close();
 });
