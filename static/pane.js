@@ -112,6 +112,27 @@ export class BoardPane {
   }
 
   /**
+   * Whether most of this board is on screen, below `top` (what stays
+   * pinned at the top of the screen).
+   * @param {number} top
+   */
+  inView(top) {
+    const r = this.boardRoot.getBoundingClientRect();
+    const seen = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, top);
+    return r.height > 0 && seen >= r.height * 0.6;
+  }
+
+  /**
+   * Scrolls this pane to just below `top`, moving the focus nowhere.
+   * @param {number} top
+   */
+  bringIntoView(top) {
+    this.root.style.scrollMarginTop = `${Math.ceil(top) + 8}px`;
+    const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.root.scrollIntoView({ block: 'start', behavior: smooth ? 'smooth' : 'auto' });
+  }
+
+  /**
    * Draws the board from the table as seen from it.
    * @param {TableState} s from `onlyBoard(state, this.n)`
    * @param {boolean} hints a spectator's hints switch

@@ -161,6 +161,8 @@ export class TableView {
     this.el = null;
     /** @type {Record<BoardNumber, BoardPane> | null} both boards, at a two-board table */
     this.panes = null;
+    /** @type {BoardNumber[]} the boards where it was the viewer's turn when last drawn */
+    this.playingBefore = [];
     /** @type {string[]} what is to be said, gathered from events that come together */
     this.toSay = [];
     /** @type {number | undefined} */
@@ -1330,6 +1332,7 @@ export class TableView {
     e.banner.hidden = this.s.conn !== 'reconnecting';
     const playing = BOARDS.filter((n) => mode(onlyBoard(this.s, n)) === 'play');
     document.title = playing.length ? `● ${t('announceYourTurnOnBoard', { n: /** @type {number} */ (playing[0]) })} ${t('title')}` : t('title');
+    this.bringTurnIntoView(playing);
 
     const match = matchOf(this.s);
     e.match?.replaceChildren(match ? this.matchText(match) : '');
@@ -1370,6 +1373,25 @@ export class TableView {
     this.updateLeave();
     this.tick();
     this.placeFocus();
+  }
+
+  /**
+   * Where the two boards do not fit on the screen together (a phone stacks
+   * them): when it becomes the viewer's turn on a board while no board
+   * waiting for them is in sight, that board is scrolled into view, below
+   * the match's score, which stays pinned at the top. The live region says
+   * "Your turn on board n" (`receivePairEvent`); the focus stays put.
+   * @param {BoardNumber[]} playing the boards where it is the viewer's turn
+   */
+  bringTurnIntoView(playing) {
+    const fresh = playing.filter((n) => !this.playingBefore.includes(n));
+    this.playingBefore = playing;
+    const panes = this.panes;
+    const first = fresh[0];
+    if (!panes || first === undefined) return;
+    const top = document.querySelector('.match-card')?.getBoundingClientRect().bottom ?? 0;
+    if (playing.some((n) => panes[n].inView(top))) return;
+    panes[first].bringIntoView(top);
   }
 
   /**

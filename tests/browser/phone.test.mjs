@@ -559,3 +559,58 @@ test('on a 375 × 667 phone the result and the next game of a series are on scre
   clean(p);
   await p.context.close();
 });
+
+test('two boards on a phone: the board where it becomes your turn is brought into view and said, the match score stays on screen', async () => {
+  const host = await newPage(browser, { phone: true });
+  await createTable(host.page, server.url, { opponent: 'friend', side: 'goats', twoBoards: true });
+  const guest = await newPage(browser);
+  await guest.page.goto(await link(host.page, 'opponent'));
+  await guest.page.locator('#board-2 .point-button').first().waitFor();
+  await host.page.evaluate(() => {
+    const live = /** @type {HTMLElement} */ (document.getElementById('live'));
+    /** @type {string[]} */
+    const said = [];
+    Object.assign(window, { said });
+    new MutationObserver(() => {
+      if (live.textContent) said.push(live.textContent);
+    }).observe(live, { childList: true, characterData: true, subtree: true });
+  });
+  /**
+   * Plays on board `n` of a page by clicking its points.
+   * @param {import('playwright-core').Page} page
+   * @param {1 | 2} n
+   * @param {string} action
+   */
+  const playOn = async (page, n, action) => {
+    await page.locator(`#board-${n} .board-root.playable`).waitFor();
+    for (const sq of action.split(/[-x]/)) await page.locator(`#board-${n} .point-button[data-square="${sq}"]`).click();
+  };
+  /**
+   * Waits until it is the host's turn on board `n` only, then checks that board and the score are on screen.
+   * @param {1 | 2} n
+   */
+  const turnInView = async (n) => {
+    await host.page.locator(`#board-${n}.my-turn`).waitFor();
+    await host.page.waitForFunction((b) => {
+      const r = /** @type {HTMLElement} */ (document.querySelector(`#board-${b} .board-root`)).getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight;
+    }, n);
+    assert.ok(await onScreen(host.page, '#match'), 'the match score is on screen');
+  };
+  // The host's goats on board 1 move first.
+  await turnInView(1);
+  await playOn(host.page, 1, 'c3');
+  // The guest's goats on board 2: then the host's tigers there.
+  await playOn(guest.page, 2, 'c3');
+  await turnInView(2);
+  await host.page.waitForFunction(() => /** @type {string[]} */ (/** @type {any} */ (window).said).some((m) => /Your turn on board 2/.test(m)));
+  await playOn(host.page, 2, 'a1-b1');
+  // The guest's tigers on board 1: the host's turn comes back there.
+  await playOn(guest.page, 1, 'a1-b1');
+  await turnInView(1);
+  await screenshot(host.page, 'phone-two-boards');
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
