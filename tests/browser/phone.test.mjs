@@ -239,7 +239,7 @@ function crampedCounters(page) {
   });
 }
 
-test('no view scrolls sideways on a phone of 320, 375 or 430 px, in English or Nepali, and every counter fits its box', async () => {
+test('no view scrolls sideways on a phone of 320, 375 or 430 px, in English or Nepali, and every counter fits its box', async (t) => {
   /** @type {string[]} */
   const wide = [];
   for (const [name, open] of VIEWS) {
@@ -255,6 +255,7 @@ test('no view scrolls sideways on a phone of 320, 375 or 430 px, in English or N
     }
     await done();
   }
+  t.diagnostic(`${VIEWS.length} views × 2 languages × ${WIDTHS.length} widths measured`);
   assert.equal(wide.length, 0, wide.join('\n'));
 });
 
@@ -396,7 +397,7 @@ function smallTargets(page) {
   });
 }
 
-test('every touch target of every view is at least 44 × 44 px on a phone, in English and Nepali', async () => {
+test('every touch target of every view is at least 44 × 44 px on a phone, in English and Nepali', async (t) => {
   /** @type {string[]} */
   const small = [];
   let all = 0;
@@ -410,6 +411,7 @@ test('every touch target of every view is at least 44 × 44 px on a phone, in En
     }
     await done();
   }
+  t.diagnostic(`${all} touch targets measured, ${small.length} smaller than 44 × 44 px`);
   assert.ok(all > 100, `${all} targets measured`);
   assert.equal(small.length, 0, `${small.length} of ${all} targets are too small:\n${small.join('\n')}`);
 });
@@ -425,7 +427,7 @@ test('the move list steps with icons drawn in SVG, not font glyphs', async () =>
   await p.context.close();
 });
 
-test('an absent opponent and the claims appear without moving the board: layout shift under 0.1 on a 375 × 667 phone', async () => {
+test('an absent opponent and the claims appear without moving the board: layout shift under 0.1 on a 375 × 667 phone', async (t) => {
   const p = await newPage(browser, { phone: true, height: 667 });
   /** @type {(msg: object) => void} */
   let push = () => {};
@@ -468,6 +470,7 @@ test('an absent opponent and the claims appear without moving the board: layout 
   const after = await box(p.page, '#board .board-root');
   assert.equal(after.top, before.top, 'the board did not move');
   const cls = (await shifted()) - atRest;
+  t.diagnostic(`cumulative layout shift ${cls.toFixed(4)}; the board moved ${after.top - before.top} px`);
   assert.ok(cls <= 0.1, `cumulative layout shift ${cls}`);
   assert.ok(await onScreen(p.page, '#claim-victory'), 'the claim is on screen');
   assert.deepEqual(await seriousViolations(p.page), []);
