@@ -617,3 +617,18 @@ test('two boards on a phone: the board where it becomes your turn is brought int
     await p.context.close();
   }
 });
+
+test('the game page shows the whole move list where there is room, not a short box scrolled to its end', async () => {
+  const host = await newPage(browser);
+  await createTable(host.page, server.url, { opponent: 'bots', level: 400, spectators: 2 });
+  await host.page.waitForFunction(() => document.querySelectorAll('.moves .ply').length >= 14, null, { timeout: 60000 });
+  const table = decodeURIComponent(new URL(host.page.url()).pathname.split('/')[2]);
+  const p = await newPage(browser, { phone: true });
+  await p.page.goto(`${server.url}/t/${table}/games/1`);
+  await p.page.locator('.moves .ply').nth(13).waitFor();
+  const list = await p.page.locator('.moves').evaluate((el) => ({ scroll: el.scrollHeight - el.clientHeight, top: el.scrollTop }));
+  assert.deepEqual(list, { scroll: 0, top: 0 });
+  clean(p);
+  await p.context.close();
+  await host.context.close();
+});
