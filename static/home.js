@@ -401,7 +401,8 @@ function focusKey(el) {
  * @param {import('./storage.js').MyGame} g
  */
 function gameWords(g) {
-  const date = new Date(g.date).toLocaleDateString(lang() === 'ne' ? 'ne-NP' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  // In the page's digits also where the browser has no Nepali calendar words.
+  const date = num(new Date(g.date).toLocaleDateString(lang() === 'ne' ? 'ne-NP' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric' }));
   const opponent = g.opponent === 'friend' ? t('vsFriend') : g.opponent === 'computer' ? t('vsComputer', { level: g.level ?? 0 }) : t('vsBots', { level: g.level ?? 0 });
   const you = g.side ? t('youPlayed', { side: sideName(g.side) }) : t('youWatched');
   return `${date} · ${opponent} · ${you} · ${t('game', { n: g.game })}`;

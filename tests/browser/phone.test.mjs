@@ -542,6 +542,8 @@ test('the home page lists each game once, with the way back to a table held, and
   }
   await language(p.page, 'ne');
   assert.equal(await text(p.page, '#level-out'), '२४०० · लगभग पूर्ण');
+  await p.page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(p.page, 'phone-home-ne');
   assert.deepEqual(await seriousViolations(p.page), []);
   clean(p);
   await p.context.close();
