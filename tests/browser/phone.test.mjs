@@ -1,7 +1,8 @@
 // The page on a phone, in Chromium against the real server: every view fits
 // a screen of 320 to 430 px in English and Nepali, the moment's main action
 // is on screen at 375 × 667, touch targets are at least 44 × 44 px, banners
-// do not move the board, and Nepali has its own web font.
+// do not move the board, Nepali has its own web font, and the faults a
+// player's run found stay fixed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -633,4 +634,19 @@ test('the game page shows the whole move list where there is room, not a short b
   clean(p);
   await p.context.close();
   await host.context.close();
+});
+
+test('the home page loads only the modules it draws; a table loads its own when opened', async () => {
+  const p = await newPage(browser, { phone: true });
+  await p.page.goto(`${server.url}/`);
+  await p.page.locator('#create').waitFor();
+  /** The page's modules fetched so far, by file name. */
+  const modules = () => p.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop() || '').filter((n) => n.endsWith('.js')));
+  const home = await modules();
+  for (const other of ['table.js', 'game.js', 'analysis.js', 'learn.js', 'pane.js', 'socket.js']) assert.ok(!home.includes(other), `${other} loaded on the home page: ${home.join(' ')}`);
+  await p.page.locator('#create').click();
+  await p.page.locator('.board-root .point-button').first().waitFor();
+  assert.ok((await modules()).includes('table.js'));
+  clean(p);
+  await p.context.close();
 });
