@@ -398,9 +398,11 @@ function smallTargets(page) {
   });
 }
 
-test('every touch target of every view is at least 44 × 44 px on a phone, in English and Nepali', async (t) => {
+test('every touch target of every view is at least 44 × 44 px on a phone, and every view passes an accessibility scan, in English and Nepali', async (t) => {
   /** @type {string[]} */
   const small = [];
+  /** @type {string[]} */
+  const violations = [];
   let all = 0;
   for (const [name, open] of VIEWS) {
     const { page, done } = await open();
@@ -409,12 +411,14 @@ test('every touch target of every view is at least 44 × 44 px on a phone, in En
       const found = await smallTargets(page);
       all += found.all;
       for (const s of found.small) small.push(`${name} (${l}): ${s}`);
+      for (const v of await seriousViolations(page)) violations.push(`${name} (${l}): ${v.id} ${v.nodes.join(', ')}`);
     }
     await done();
   }
   t.diagnostic(`${all} touch targets measured, ${small.length} smaller than 44 × 44 px`);
   assert.ok(all > 100, `${all} targets measured`);
   assert.equal(small.length, 0, `${small.length} of ${all} targets are too small:\n${small.join('\n')}`);
+  assert.deepEqual(violations, []);
 });
 
 test('the move list steps with icons drawn in SVG, not font glyphs', async () => {
