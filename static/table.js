@@ -516,7 +516,8 @@ export class TableView {
         { class: 'table' },
         e.banner,
         e.absent,
-        h('div', { class: 'board-column', id: 'board' }, e.headline, e.invite, e.clocks, e.browse, this.boardRoot, e.pile),
+        // A series' score goes with the headline: on a phone it is on screen with the result.
+        h('div', { class: 'board-column', id: 'board' }, e.headline, e.series, e.invite, e.clocks, e.browse, this.boardRoot, e.pile),
         h(
           'aside',
           { class: 'panel', 'aria-label': t('status') },
@@ -530,7 +531,6 @@ export class TableView {
             e.counters,
             e.seats,
             e.spectators,
-            e.series,
             e.tally,
             e.rules,
             h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') })),

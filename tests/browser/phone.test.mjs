@@ -554,7 +554,7 @@ test('the home page lists each game once, with the way back to a table held, and
   await p.context.close();
 });
 
-test('on a 375 × 667 phone the result and the next game of a series are on screen when a game ends', async () => {
+test('on a 375 × 667 phone the result, the score and the next game of a series are on screen when a game ends', async () => {
   const p = await newPage(browser, { phone: true, height: 667 });
   await createTable(p.page, server.url, { opponent: 'computer', level: 400, series: 2 });
   await p.page.locator('#resign').click();
@@ -564,6 +564,7 @@ test('on a 375 × 667 phone the result and the next game of a series are on scre
   await p.page.evaluate(() => window.scrollTo(0, 0));
   assert.ok(await onScreen(p.page, '#headline'), 'the result is on screen');
   assert.ok(await onScreen(p.page, '#rematch'), 'the next game is on screen');
+  assert.ok(await onScreen(p.page, '#series'), 'the score of the series is on screen');
   assert.match(await text(p.page, '#rematch'), /Next game/);
   await screenshot(p.page, 'phone-series-next');
   clean(p);
