@@ -11,7 +11,7 @@ import { positions, startPosition } from './replay.js';
 import { resultText } from './words.js';
 import { t, num } from './i18n.js';
 import { h, sideName } from './dom.js';
-import { mySide, mode, timeLeft, absence } from './state.js';
+import { mySide, mode, timeLeft, absence, waitingForFriend } from './state.js';
 import { formatClock, formatCountdown, isLow } from './clock.js';
 
 /** @typedef {import('./wire.js').Side} Side */
@@ -163,6 +163,7 @@ export class BoardPane {
     const phase = g.phase === 'placement' ? t('phasePlacement') : t('phaseMovement');
     let turn;
     if (g.result) turn = resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine });
+    else if (waitingForFriend(s)) turn = t('waitingForOpponent');
     else if (mine && g.side_to_move === mine) turn = `${t('yourTurnOnBoard', { n, side: sideName(mine) })} · ${phase}`;
     else if (mine) turn = `${t('opponentTurn', { side: sideName(g.side_to_move) })} · ${phase}`;
     else turn = `${t('turnOf', { side: sideName(g.side_to_move) })} · ${phase}`;
@@ -359,7 +360,8 @@ export class BoardPane {
      */
     const button = (id, text, onclick, cls = '') => h('button', { type: 'button', id: `${id}-${n}`, class: cls, text, onclick, disabled: s.conn !== 'online' });
     const redraw = () => this.s && this.updateControls(this.s);
-    if (mine && !g.result) {
+    // Alone at the table, nothing to resign or offer on either board.
+    if (mine && !g.result && !waitingForFriend(s)) {
       if (this.confirmResign) {
         out.push(
           h(

@@ -252,9 +252,12 @@ export function mySide(state) {
 export function waitingForFriend(state) {
   const g = state.game;
   const p = state.presence;
-  const mine = mySide(state);
-  if (!g || !p || !mine || g.result || state.info?.opponent !== 'friend' || state.player !== 'host') return false;
-  return g.game === 1 && g.ply === 0 && !p[mine === 'goats' ? 'tigers' : 'goats'].connected;
+  if (!g || !p || !mySide(state) || g.result || state.info?.opponent !== 'friend' || state.player !== 'host') return false;
+  // The first game, or at a two-board table the first match (board 2's game has another number).
+  const first = g.match ? g.match.number === 1 : g.game === 1;
+  // The friend's seat, found by its player: presence names seats by board 1's sides.
+  const theirs = [p.goats, p.tigers].find((v) => v.player !== state.player);
+  return first && g.ply === 0 && Boolean(theirs) && !theirs?.connected;
 }
 
 /**

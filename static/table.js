@@ -639,7 +639,7 @@ export class TableView {
     const e = this.el;
     if (!e) return;
     const link = loadSeat(this.table)?.opponent_link;
-    const show = Boolean(link) && waitingForFriend(this.s) && this.s.conn === 'online';
+    const show = Boolean(link) && waitingForFriend(this.panes ? onlyBoard(this.s, 1) : this.s) && this.s.conn === 'online';
     if (show === !e.invite.hidden) return;
     const had = e.invite.contains(document.activeElement);
     e.invite.hidden = !show;
@@ -1226,17 +1226,15 @@ export class TableView {
   /**
    * Where the focus goes once the table is drawn after the page moved here
    * by itself (a table created, a link followed within the page): the
-   * opponent link while the friend has not come, the board for a player,
+   * Share for the opponent link while the friend has not come, the board for a player,
    * the hints switch for a spectator.
    */
   placeFocus() {
     // A player's place depends on whether the opponent is seated: it waits for the presence.
     if (!this.wantFocus || !this.el || !this.s.game || (this.s.role === 'player' && !this.s.presence)) return;
     this.wantFocus = false;
-    const p = this.s.presence;
-    const mine = this.mySide();
     const share = document.getElementById('share-opponent-link');
-    if (share && mine && (!p || !p[other(mine)].connected) && this.s.game.ply === 0 && this.s.game.game === 1) share.focus();
+    if (share) share.focus();
     else if (this.s.role === 'spectator') document.getElementById('hints')?.focus();
     else if (this.panes) (BOARDS.find((n) => mode(onlyBoard(this.s, n)) === 'play') === 2 ? this.panes[2] : this.panes[1]).focus();
     else this.board?.focus();
@@ -1274,7 +1272,7 @@ export class TableView {
       clocks: h('div', { hidden: true }),
       clock: { goats: h('div'), tigers: h('div') },
       headline: h('p', { class: 'headline', hidden: true }),
-      invite: h('div', { hidden: true }),
+      invite: h('div', { class: 'invite', id: 'invite', hidden: true }),
       counters: h('dl', { class: 'counters' }),
       pile: h('div'),
       seats: h('ul', { class: 'seats' }),
@@ -1297,6 +1295,7 @@ export class TableView {
         { class: 'table pair' },
         e.banner,
         h('section', { class: 'card match-card', 'aria-label': t('actions') }, e.match, e.matchControls),
+        e.invite,
         h('div', { class: 'boards', role: 'group', 'aria-label': t('boardsLabel') }, this.panes[1].root, this.panes[2].root),
         h(
           'div',
@@ -1370,6 +1369,7 @@ export class TableView {
     } else e.tally.textContent = t('tallyNeutral', { host: tally.host, guest: tally.guest, draws: tally.draws });
 
     this.updateMatchControls();
+    this.updateInvite();
     this.updateLeave();
     this.tick();
     this.placeFocus();

@@ -655,3 +655,21 @@ test('the home page loads only the modules it draws; a table loads its own when 
   clean(p);
   await p.context.close();
 });
+
+test('a new two-board table on a phone offers Share and nothing to play or resign on either board until the friend comes', async () => {
+  const p = await newPage(browser, { phone: true, height: 667 });
+  await createTable(p.page, server.url, { opponent: 'friend', side: 'goats', twoBoards: true });
+  await p.page.waitForFunction(() => document.activeElement?.id === 'share-opponent-link');
+  assert.ok(await onScreen(p.page, '#share-opponent-link'), 'Share is on screen');
+  assert.deepEqual(await p.page.$$eval('[id^="resign-"], [id^="offer-draw-"], .board-root.playable', (els) => els.map((e) => e.id || e.className)), []);
+  assert.match(await text(p.page, '#headline-1'), /Waiting for your opponent/);
+  const guest = await newPage(browser);
+  await guest.page.goto(await link(p.page, 'opponent'));
+  await p.page.locator('#board-1 .board-root.playable').waitFor();
+  assert.equal(await p.page.locator('#share-opponent-link').count(), 0);
+  assert.equal(await p.page.locator('#resign-1').count(), 1);
+  clean(p);
+  clean(guest);
+  await guest.context.close();
+  await p.context.close();
+});
