@@ -673,3 +673,51 @@ test('a new two-board table on a phone offers Share and nothing to play or resig
   await guest.context.close();
   await p.context.close();
 });
+
+test('at a two-board table on a phone the absent opponent’s banner and claims move neither board', async (t) => {
+  const p = await newPage(browser, { phone: true, height: 667 });
+  /** @type {(msg: object) => void} */
+  let push = () => {};
+  // The server, played from its fixtures: the guest's two-board table, the host present.
+  const presence = { ...fixture('server.presence'), goats: { player: 'host', computer: false, connected: true }, tigers: { player: 'guest', computer: false, connected: true } };
+  await p.page.routeWebSocket(/\/ws$/, (ws) => {
+    push = (msg) => ws.send(JSON.stringify(msg));
+    ws.onMessage((m) => {
+      const msg = JSON.parse(String(m));
+      if (msg.type === 'hello') {
+        push(fixture('server.welcome.two_boards'));
+        push(fixture('server.snapshot.two_boards'));
+        push(presence);
+      }
+      if (msg.type === 'ping') push({ type: 'pong' });
+    });
+  });
+  await p.page.addInitScript(() => {
+    /** @type {number[]} */
+    const shifts = [];
+    Object.assign(window, { shifts });
+    new PerformanceObserver((list) => {
+      for (const e of /** @type {any[]} */ (list.getEntries())) if (!e.hadRecentInput) shifts.push(e.value);
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await p.page.goto(`${server.url}/t/${fixture('server.welcome.two_boards').table.id}#seat=Zq3v9K2mXbT7yLp0Wn5cR8dF1hJ4sA6e`);
+  await p.page.locator('#board-2 .point-button').first().waitFor();
+  await p.page.waitForTimeout(300);
+  const tops = () => p.page.$$eval('.pane .board-root', (els) => els.map((e) => e.getBoundingClientRect().top + window.scrollY));
+  const shifted = () => p.page.evaluate(() => /** @type {number[]} */ (/** @type {any} */ (window).shifts).reduce((a, b) => a + b, 0));
+  const before = await tops();
+  const atRest = await shifted();
+  const now = Date.now();
+  push({ ...presence, goats: { ...presence.goats, connected: false }, absent: { side: 'goats', board: 1, since: iso(now - 1000), claimable_at: iso(now + 1500), now: iso(now) } });
+  await p.page.locator('#absent-1').waitFor();
+  await p.page.locator('#claim-victory-1').waitFor();
+  await p.page.waitForTimeout(300);
+  assert.deepEqual(await tops(), before);
+  const cls = (await shifted()) - atRest;
+  t.diagnostic(`cumulative layout shift ${cls.toFixed(4)}`);
+  assert.ok(cls <= 0.1, `cumulative layout shift ${cls}`);
+  assert.ok(await onScreen(p.page, '#claim-victory-1'), 'the claim is on screen');
+  assert.deepEqual(await seriousViolations(p.page), []);
+  clean(p);
+  await p.context.close();
+});
