@@ -8,7 +8,7 @@ import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
 import { describeAction, resultText, rulesText } from './words.js';
 import { t, num, sentences } from './i18n.js';
-import { h, mainElement, announce, other, sideName } from './dom.js';
+import { h, mainElement, announce, other, sideName, shareSheet } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import * as sound from './sound.js';
@@ -664,15 +664,7 @@ export class TableView {
    * @param {HTMLElement} status where "Copied" is said
    */
   async share(kind, link, status) {
-    if (typeof navigator.share === 'function') {
-      try {
-        await navigator.share({ title: t('title'), url: link });
-        return;
-      } catch (err) {
-        // Closed by the person: nothing to do. Refused: copy instead.
-        if (err instanceof DOMException && err.name === 'AbortError') return;
-      }
-    }
+    if (await shareSheet(link)) return;
     const input = /** @type {HTMLInputElement | null} */ (document.getElementById(`${kind}-link`));
     await this.copy(kind, link, input, status);
   }

@@ -722,3 +722,22 @@ test('at a two-board table on a phone the absent opponent’s banner and claims 
   clean(p);
   await p.context.close();
 });
+
+test('a finished game’s page hands its permalink to the phone’s share sheet', async () => {
+  const { host, guest } = await friends({ goatsToWin: 3 });
+  await host.context.addInitScript(() => {
+    /** @type {ShareData[]} */
+    const shared = [];
+    Object.assign(window, { shared });
+    Object.defineProperty(navigator, 'share', { value: async (/** @type {ShareData} */ d) => void shared.push(d), configurable: true });
+  });
+  await playOut(host.page, guest.page, THREE_GOAT_WIN);
+  const game = `${new URL(host.page.url()).pathname}/games/1`;
+  await host.page.goto(`${server.url}${game}`);
+  await host.page.locator('#share-game-link').click();
+  assert.deepEqual(await host.page.evaluate(() => /** @type {any} */ (window).shared), [{ title: 'Bagh-Chal', url: `${server.url}${game}` }]);
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
