@@ -3,15 +3,13 @@
 // `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
 // `/analysis` the analysis board, `/learn` the rules. Each view lives in its own module and fills
 // `<main>`; the board component (board.js) is the one place that draws a
-// board.
+// board. The home view comes with the page and is drawn at once; every
+// other view's module is loaded when the view is first opened (`import()`),
+// so the home page downloads only what it draws.
 
 import { t, setLang, lang } from './i18n.js';
 import { savedLang, saveLang } from './storage.js';
 import { HomeView } from './home.js';
-import { TableView } from './table.js';
-import { GameView } from './game.js';
-import { LearnView } from './learn.js';
-import { AnalysisView } from './analysis.js';
 
 /** @typedef {import('./i18n.js').Lang} Lang */
 
@@ -26,22 +24,68 @@ const langButton = /** @type {HTMLButtonElement} */ (document.getElementById('la
 /** @type {View | null} */
 let view = null;
 
+/** Counts the routings, so that a view whose module arrives after the next routing is dropped. */
+let routing = 0;
+
+/**
+ * What makes the view of an address: at once for the home page, else once
+ * the view's module is loaded.
+ * @param {string} path
+ * @returns {(() => View) | Promise<() => View>}
+ */
+function viewFor(path) {
+  const home = !/^\/(t\/|learn$|analysis$)/.test(path);
+  return home ? () => new HomeView(navigate) : loadView(path);
+}
+
+/**
+ * What makes the view of an address other than home, once its module is loaded.
+ * @param {string} path
+ * @returns {Promise<() => View>}
+ */
+async function loadView(path) {
+  const table = path.match(/^\/t\/([^/]+)\/?$/);
+  const game = path.match(/^\/t\/([^/]+)\/games\/([0-9]{1,9})\/?$/);
+  if (table) {
+    const { TableView } = await import('./table.js');
+    return () => new TableView(decodeURIComponent(table[1]), navigate);
+  }
+  if (game) {
+    const { GameView } = await import('./game.js');
+    return () => new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
+  }
+  if (path === '/learn') {
+    const { LearnView } = await import('./learn.js');
+    return () => new LearnView(navigate);
+  }
+  if (path === '/analysis') {
+    const { AnalysisView } = await import('./analysis.js');
+    return () => new AnalysisView(navigate);
+  }
+  return () => new HomeView(navigate);
+}
+
 /**
  * The view for the current address.
  * @param {boolean} [moved] the page moved here by itself: the element that
  *   held the focus is gone, so the new view places it
  */
-function route(moved = false) {
+async function route(moved = false) {
+  const mine = ++routing;
   view?.destroy();
   view = null;
-  const path = location.pathname;
-  const table = path.match(/^\/t\/([^/]+)\/?$/);
-  const game = path.match(/^\/t\/([^/]+)\/games\/([0-9]{1,9})\/?$/);
-  if (table) view = new TableView(decodeURIComponent(table[1]), navigate);
-  else if (game) view = new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
-  else if (path === '/learn') view = new LearnView(navigate);
-  else if (path === '/analysis') view = new AnalysisView(navigate);
-  else view = new HomeView(navigate);
+  let make = viewFor(location.pathname);
+  try {
+    // The home view is drawn at once, with the page; another waits for its module.
+    if (make instanceof Promise) make = await make;
+  } catch {
+    // The module could not be loaded (offline): say so; a reload tries again.
+    if (mine === routing) document.getElementById('main')?.replaceChildren(t('networkError'));
+    return;
+  }
+  // Another address was opened while this one's module loaded.
+  if (mine !== routing) return;
+  view = make();
   view.render();
   if (!moved) return;
   if (view.takeFocus) view.takeFocus();

@@ -81,6 +81,23 @@ export function localPath(link) {
 }
 
 /**
+ * Hands a link to the device's share sheet (the Web Share API), where the
+ * browser has one.
+ * @param {string} url
+ * @returns {Promise<boolean>} whether the share sheet took it (or the
+ *   person closed it); `false`: no share sheet, copy the link instead
+ */
+export async function shareSheet(url) {
+  if (typeof navigator.share !== 'function') return false;
+  try {
+    await navigator.share({ title: t('title'), url });
+    return true;
+  } catch (err) {
+    return err instanceof DOMException && err.name === 'AbortError';
+  }
+}
+
+/**
  * Copies `text` to the clipboard; where that is refused, selects `fallback`
  * so that the person can copy it by hand.
  * @param {string} text

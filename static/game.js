@@ -7,7 +7,7 @@
 
 import { Board } from './board.js';
 import { t, num } from './i18n.js';
-import { h, mainElement, copyText, sideName } from './dom.js';
+import { h, mainElement, copyText, shareSheet, sideName } from './dom.js';
 import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
 import { marks } from './review.js';
@@ -207,6 +207,16 @@ export class GameView {
             id: 'share-game',
             text: t('shareGame'),
             onclick: async () => {
+              status.textContent = (await copyText(link, input)) ? t('copied') : t('copyFailed');
+            },
+          }),
+          h('button', {
+            type: 'button',
+            id: 'share-game-link',
+            text: t('share'),
+            'aria-label': t('shareGameLink'),
+            onclick: async () => {
+              if (await shareSheet(link)) return;
               status.textContent = (await copyText(link, input)) ? t('copied') : t('copyFailed');
             },
           }),

@@ -31,6 +31,8 @@ export class HomeView {
     /** Two boards at once (then `seriesGames` is 0). */
     this.twoBoards = false;
     this.optionsOpen = false;
+    /** Whether the person typed a number of spectator seats (else it follows the opponent). */
+    this.spectatorsTyped = false;
     /** @type {string | null} */
     this.error = null;
     this.busy = false;
@@ -50,7 +52,7 @@ export class HomeView {
      */
     const radio = (name, value, label, checked, onchange) =>
       h('label', { class: 'choice' }, h('input', { type: 'radio', name, value, checked, onchange }), h('span', { text: label }));
-    const levelOut = h('output', { id: 'level-out', for: 'level', text: num(f.level || 1200) });
+    const levelOut = h('output', { id: 'level-out', for: 'level', text: levelText(f.level || 1200) });
     const bots = f.opponent === 'bots';
 
     const options = h(
@@ -122,8 +124,10 @@ export class HomeView {
         'fieldset',
         {},
         h('legend', { text: t('opponentLegend') }),
-        radio('opponent', 'friend', t('opponentFriend'), f.opponent === 'friend', () => this.set({ opponent: 'friend' })),
-        radio('opponent', 'computer', t('opponentComputer'), f.opponent === 'computer', () => this.set({ opponent: 'computer' })),
+        // A friend's table keeps a seat for one spectator unless told
+        // otherwise; a game against the computer, none.
+        radio('opponent', 'friend', t('opponentFriend'), f.opponent === 'friend', () => this.set({ opponent: 'friend', spectators: this.spectatorsTyped ? f.spectators : 1 })),
+        radio('opponent', 'computer', t('opponentComputer'), f.opponent === 'computer', () => this.set({ opponent: 'computer', spectators: this.spectatorsTyped ? f.spectators : 0 })),
         // A bots table is only watched: its creator takes a seat of the
         // gallery, so it keeps more than one.
         radio('opponent', 'bots', t('opponentBots'), bots, () => this.set({ opponent: 'bots', spectators: (f.spectators || 0) < 2 ? BOTS_SPECTATORS : f.spectators })),
@@ -185,10 +189,13 @@ export class HomeView {
             max: 2400,
             step: 100,
             value: String(f.level || 1200),
+            'aria-valuetext': levelText(f.level || 1200),
             'aria-describedby': 'level-hint',
             oninput: (e) => {
-              f.level = Number(/** @type {HTMLInputElement} */ (e.target).value);
-              levelOut.textContent = num(f.level);
+              const input = /** @type {HTMLInputElement} */ (e.target);
+              f.level = Number(input.value);
+              levelOut.textContent = levelText(f.level);
+              input.setAttribute('aria-valuetext', levelText(f.level));
             },
           }),
           levelOut,
@@ -204,7 +211,10 @@ export class HomeView {
           ...NUMBER_FIELD,
           value: num(f.spectators || 0),
           'aria-describedby': 'spectators-hint',
-          oninput: (e) => (f.spectators = Math.min(12, Math.max(bots ? 2 : 0, parseNum(/** @type {HTMLInputElement} */ (e.target).value) || 0))),
+          oninput: (e) => {
+            this.spectatorsTyped = true;
+            f.spectators = Math.min(12, Math.max(bots ? 2 : 0, parseNum(/** @type {HTMLInputElement} */ (e.target).value) || 0));
+          },
           // Once typed, the field shows the number the table will get.
           onchange: (e) => (/** @type {HTMLInputElement} */ (e.target).value = num(f.spectators || 0)),
         }),
@@ -221,6 +231,8 @@ export class HomeView {
       h(
         'section',
         { class: 'home' },
+        // A table to return to comes before the form that makes a new one.
+        tables.length ? this.renderMyGames(tables) : null,
         h('h2', { text: t('newTableHeading') }),
         form,
         h('p', { class: 'how', text: t('howToPlay') }),
@@ -230,8 +242,7 @@ export class HomeView {
           h('a', { href: '/learn', id: 'learn-link', text: t('learnLink') }),
           h('a', { href: '/analysis', id: 'analysis-link', text: t('analysisLink') }),
         ),
-        this.renderResume(tables),
-        this.renderMyGames(),
+        tables.length ? null : this.renderMyGames(tables),
       ),
     );
     // A redraw (an opponent chosen with the arrow keys, the form sent)
@@ -240,58 +251,46 @@ export class HomeView {
   }
 
   /**
-   * The tables this browser holds a seat at, each told by its opponent,
-   * side and date.
-   * @param {string[]} tables
+   * One list of this browser's games, newest first: each game to its own
+   * page, with its result, and where this browser still holds the seat of
+   * its table, the way back to that table (on the table's newest game);
+   * then any table held whose games were never listed.
+   * @param {string[]} tables the tables this browser holds a seat at
    */
-  renderResume(tables) {
-    if (!tables.length) return null;
+  renderMyGames(tables) {
     const games = myGames();
-    return h(
-      'section',
-      { class: 'resume' },
-      h('h2', { text: t('resumeHeading') }),
-      h(
-        'ul',
+    const held = new Set(tables);
+    /** @param {string} table */
+    const resume = (table) => h('a', { class: 'button resume-link', href: `/t/${encodeURIComponent(table)}`, text: t('resumeShort') });
+    const items = games.map((g) => {
+      const back = held.delete(g.table);
+      return h(
+        'li',
         {},
-        ...tables.map((id) => {
-          const g = games.find((x) => x.table === id);
-          return h('li', {}, h('a', { href: `/t/${encodeURIComponent(id)}`, text: g ? t('resumeTable', { what: gameWords(g) }) : t('resumeUnknown') }));
-        }),
-      ),
-    );
-  }
-
-  /** Every game this browser played or watched, newest first. */
-  renderMyGames() {
-    const games = myGames();
-    if (!games.length) return h('section', { class: 'my-games', id: 'my-games' }, h('h2', { tabindex: -1, text: t('myGamesHeading') }), h('p', { class: 'hint', text: t('myGamesEmpty') }));
+        h('a', { class: 'game-link', href: `/t/${encodeURIComponent(g.table)}/games/${g.game}`, text: gameWords(g) }),
+        h('span', { class: 'my-game-result', text: ` · ${g.result ? resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine: g.side }) : t('inProgress')}` }),
+        back ? resume(g.table) : null,
+      );
+    });
+    for (const table of held) items.push(h('li', {}, h('a', { class: 'game-link', href: `/t/${encodeURIComponent(table)}`, text: t('resumeUnknown') })));
+    if (!items.length) return h('section', { class: 'my-games', id: 'my-games' }, h('h2', { tabindex: -1, text: t('myGamesHeading') }), h('p', { class: 'hint', text: t('myGamesEmpty') }));
     return h(
       'section',
       { class: 'my-games', id: 'my-games' },
-      h('h2', { text: t('myGamesHeading') }),
-      h(
-        'ul',
-        {},
-        ...games.map((g) =>
-          h(
-            'li',
-            {},
-            h('a', { href: `/t/${encodeURIComponent(g.table)}/games/${g.game}`, text: gameWords(g) }),
-            h('span', { class: 'my-game-result', text: ` · ${g.result ? resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine: g.side }) : t('inProgress')}` }),
-          ),
-        ),
-      ),
-      h('button', {
-        type: 'button',
-        id: 'clear-games',
-        text: t('clearGames'),
-        onclick: () => {
-          forgetGames();
-          this.render();
-          document.getElementById('my-games')?.querySelector('h2')?.focus();
-        },
-      }),
+      h('h2', { tabindex: -1, text: t('myGamesHeading') }),
+      h('ul', {}, ...items),
+      games.length
+        ? h('button', {
+            type: 'button',
+            id: 'clear-games',
+            text: t('clearGames'),
+            onclick: () => {
+              forgetGames();
+              this.render();
+              document.getElementById('my-games')?.querySelector('h2')?.focus();
+            },
+          })
+        : null,
     );
   }
 
@@ -349,6 +348,28 @@ export class HomeView {
   }
 }
 
+/**
+ * The computer's levels in words, by the lowest level of each range: what
+ * the numbers mean to a player (docs/strength.md measures them).
+ * @type {[number, import('./i18n.js').StringKey][]}
+ */
+const LEVEL_RANGES = [
+  [400, 'levelBeginner'],
+  [900, 'levelClub'],
+  [1500, 'levelStrong'],
+  [2000, 'levelNearPerfect'],
+];
+
+/**
+ * A level with the name of its range: "1200 · club".
+ * @param {number} level
+ */
+export function levelText(level) {
+  let key = LEVEL_RANGES[0][1];
+  for (const [from, k] of LEVEL_RANGES) if (level >= from) key = k;
+  return `${num(level)} · ${t(key)}`;
+}
+
 /** The format select's value for a two-board match. */
 const TWO_BOARDS = 'two_boards';
 
@@ -380,7 +401,8 @@ function focusKey(el) {
  * @param {import('./storage.js').MyGame} g
  */
 function gameWords(g) {
-  const date = new Date(g.date).toLocaleDateString(lang() === 'ne' ? 'ne-NP' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
+  // In the page's digits also where the browser has no Nepali calendar words.
+  const date = num(new Date(g.date).toLocaleDateString(lang() === 'ne' ? 'ne-NP' : 'en-GB', { day: 'numeric', month: 'short', year: 'numeric' }));
   const opponent = g.opponent === 'friend' ? t('vsFriend') : g.opponent === 'computer' ? t('vsComputer', { level: g.level ?? 0 }) : t('vsBots', { level: g.level ?? 0 });
   const you = g.side ? t('youPlayed', { side: sideName(g.side) }) : t('youWatched');
   return `${date} · ${opponent} · ${you} · ${t('game', { n: g.game })}`;

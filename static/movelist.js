@@ -4,12 +4,33 @@
 // sends anything, and the live game keeps arriving underneath.
 
 import { t } from './i18n.js';
-import { h } from './dom.js';
+import { h, s as svg } from './dom.js';
 
 /**
  * How an action was judged in a review (review.js), shown next to it.
  * @typedef {'inaccuracy' | 'mistake' | 'blunder'} Mark
  */
+
+/**
+ * The step buttons' icons, drawn (a font may lack the media-control
+ * glyphs, or draw them as emoji): paths in a 16 × 16 box.
+ */
+const ICONS = {
+  first: 'M3 3h2v10H3z M13 3v10L6 8z',
+  prev: 'M12 3v10L5 8z',
+  next: 'M4 3v10l7-5z',
+  last: 'M11 3h2v10h-2z M3 3v10l7-5z',
+};
+
+/**
+ * An icon of `ICONS`, hidden from screen readers (its button is named).
+ * @param {keyof typeof ICONS} name
+ */
+function icon(name) {
+  const el = svg('svg', { viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': 'true', focusable: 'false', class: 'icon' });
+  el.append(svg('path', { d: ICONS[name], fill: 'currentColor' }));
+  return el;
+}
 
 /** The sign each mark carries in the list, as in chess notation. */
 export const MARK_SIGN = { inaccuracy: '?!', mistake: '?', blunder: '??' };
@@ -177,19 +198,19 @@ export class MoveList {
 
     /**
      * @param {string} id
-     * @param {string} sign
+     * @param {keyof typeof ICONS} sign
      * @param {import('./i18n.js').StringKey} label
      * @param {number} to
      * @param {boolean} disabled
      */
     const navButton = (id, sign, label, to, disabled) =>
-      h('button', { type: 'button', id: `${id}${this.options.idSuffix ?? ''}`, class: 'nav', 'data-nav': id, 'aria-label': t(label), title: t(label), disabled, onclick: () => this.go(to) }, h('span', { 'aria-hidden': 'true', text: sign }));
+      h('button', { type: 'button', id: `${id}${this.options.idSuffix ?? ''}`, class: 'nav', 'data-nav': id, 'aria-label': t(label), title: t(label), disabled, onclick: () => this.go(to) }, icon(sign));
     this.nav.replaceChildren(
-      navButton('ply-first', '⏮', 'plyFirst', 0, shown === 0),
-      navButton('ply-prev', '◀', 'plyPrev', shown - 1, shown === 0),
+      navButton('ply-first', 'first', 'plyFirst', 0, shown === 0),
+      navButton('ply-prev', 'prev', 'plyPrev', shown - 1, shown === 0),
       h('span', { class: 'ply-status', text: t('plyOf', { n: shown, total: n }) }),
-      navButton('ply-next', '▶', 'plyNext', shown + 1, shown >= n),
-      navButton('ply-last', '⏭', this.options.live ? 'plyLive' : 'plyLast', n, shown >= n),
+      navButton('ply-next', 'next', 'plyNext', shown + 1, shown >= n),
+      navButton('ply-last', 'last', this.options.live ? 'plyLive' : 'plyLast', n, shown >= n),
     );
     if (focused) {
       const again = this.root.querySelector(`[data-nav="${focused}"], .ply[data-ply="${focused}"]`);

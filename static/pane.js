@@ -11,7 +11,7 @@ import { positions, startPosition } from './replay.js';
 import { resultText } from './words.js';
 import { t, num } from './i18n.js';
 import { h, sideName } from './dom.js';
-import { mySide, mode, timeLeft, absence } from './state.js';
+import { mySide, mode, timeLeft, absence, waitingForFriend } from './state.js';
 import { formatClock, formatCountdown, isLow } from './clock.js';
 
 /** @typedef {import('./wire.js').Side} Side */
@@ -112,6 +112,27 @@ export class BoardPane {
   }
 
   /**
+   * Whether most of this board is on screen, below `top` (what stays
+   * pinned at the top of the screen).
+   * @param {number} top
+   */
+  inView(top) {
+    const r = this.boardRoot.getBoundingClientRect();
+    const seen = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, top);
+    return r.height > 0 && seen >= r.height * 0.6;
+  }
+
+  /**
+   * Scrolls this pane to just below `top`, moving the focus nowhere.
+   * @param {number} top
+   */
+  bringIntoView(top) {
+    this.root.style.scrollMarginTop = `${Math.ceil(top) + 8}px`;
+    const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.root.scrollIntoView({ block: 'start', behavior: smooth ? 'smooth' : 'auto' });
+  }
+
+  /**
    * Draws the board from the table as seen from it.
    * @param {TableState} s from `onlyBoard(state, this.n)`
    * @param {boolean} hints a spectator's hints switch
@@ -142,6 +163,7 @@ export class BoardPane {
     const phase = g.phase === 'placement' ? t('phasePlacement') : t('phaseMovement');
     let turn;
     if (g.result) turn = resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine });
+    else if (waitingForFriend(s)) turn = t('waitingForOpponent');
     else if (mine && g.side_to_move === mine) turn = `${t('yourTurnOnBoard', { n, side: sideName(mine) })} · ${phase}`;
     else if (mine) turn = `${t('opponentTurn', { side: sideName(g.side_to_move) })} · ${phase}`;
     else turn = `${t('turnOf', { side: sideName(g.side_to_move) })} · ${phase}`;
@@ -338,7 +360,8 @@ export class BoardPane {
      */
     const button = (id, text, onclick, cls = '') => h('button', { type: 'button', id: `${id}-${n}`, class: cls, text, onclick, disabled: s.conn !== 'online' });
     const redraw = () => this.s && this.updateControls(this.s);
-    if (mine && !g.result) {
+    // Alone at the table, nothing to resign or offer on either board.
+    if (mine && !g.result && !waitingForFriend(s)) {
       if (this.confirmResign) {
         out.push(
           h(

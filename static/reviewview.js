@@ -138,22 +138,27 @@ export function summaryTable(analysis) {
   const sum = summary(analysis.actions);
   /** @type {import('./wire.js').Side[]} */
   const sides = ['goats', 'tigers'];
+  // In a box of its own that scrolls sideways rather than widen a phone's page.
   return h(
-    'table',
-    { class: 'review-summary', id: 'review-summary' },
-    h('caption', { text: t('summaryCaption') }),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: t('colSide') }), ...['inaccuracy', 'mistake', 'blunder'].map((m) => h('th', { scope: 'col', text: t(/** @type {StringKey} */ (`marks_${m}`)) })))),
+    'div',
+    { class: 'table-scroll' },
     h(
-      'tbody',
-      {},
-      ...sides.map((side) =>
-        h(
-          'tr',
-          { 'data-side': side },
-          h('th', { scope: 'row', text: sideName(side) }),
-          h('td', { text: num(sum[side].inaccuracy) }),
-          h('td', { text: num(sum[side].mistake) }),
-          h('td', { text: num(sum[side].blunder) }),
+      'table',
+      { class: 'review-summary', id: 'review-summary' },
+      h('caption', { text: t('summaryCaption') }),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: t('colSide') }), ...['inaccuracy', 'mistake', 'blunder'].map((m) => h('th', { scope: 'col', text: t(/** @type {StringKey} */ (`marks_${m}`)) })))),
+      h(
+        'tbody',
+        {},
+        ...sides.map((side) =>
+          h(
+            'tr',
+            { 'data-side': side },
+            h('th', { scope: 'row', text: sideName(side) }),
+            h('td', { text: num(sum[side].inaccuracy) }),
+            h('td', { text: num(sum[side].mistake) }),
+            h('td', { text: num(sum[side].blunder) }),
+          ),
         ),
       ),
     ),
@@ -179,7 +184,7 @@ export function turningSentence(analysis) {
       to: t(/** @type {StringKey} */ (`outcome_${to}`)),
     });
   }
-  return t('turnedCost', { ...params, cost: (a.cost / 1000).toFixed(1) });
+  return t('turnedCost', { ...params, cost: num((a.cost / 1000).toFixed(1)) });
 }
 
 /**

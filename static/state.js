@@ -244,6 +244,23 @@ export function mySide(state) {
 }
 
 /**
+ * Whether the host of a friend table is still alone at it: the first game
+ * not begun and the friend's seat empty. Nothing is played, resigned or
+ * offered then; the host may only cancel the table.
+ * @param {TableState} state
+ */
+export function waitingForFriend(state) {
+  const g = state.game;
+  const p = state.presence;
+  if (!g || !p || !mySide(state) || g.result || state.info?.opponent !== 'friend' || state.player !== 'host') return false;
+  // The first game, or at a two-board table the first match (board 2's game has another number).
+  const first = g.match ? g.match.number === 1 : g.game === 1;
+  // The friend's seat, found by its player: presence names seats by board 1's sides.
+  const theirs = [p.goats, p.tigers].find((v) => v.player !== state.player);
+  return first && g.ply === 0 && Boolean(theirs) && !theirs?.connected;
+}
+
+/**
  * What the board lets the viewer do now.
  * @param {TableState} state
  * @returns {'play' | 'wait' | 'watch'}
@@ -251,7 +268,7 @@ export function mySide(state) {
 export function mode(state) {
   if (state.role !== 'player') return 'watch';
   const g = state.game;
-  if (!g || g.result || state.conn !== 'online' || state.pending || state.locked) return 'wait';
+  if (!g || g.result || state.conn !== 'online' || state.pending || state.locked || waitingForFriend(state)) return 'wait';
   return g.side_to_move === mySide(state) ? 'play' : 'wait';
 }
 

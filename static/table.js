@@ -8,11 +8,11 @@ import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
 import { describeAction, resultText, rulesText } from './words.js';
 import { t, num, sentences } from './i18n.js';
-import { h, mainElement, announce, other, sideName } from './dom.js';
+import { h, mainElement, announce, other, sideName, shareSheet } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
 import * as sound from './sound.js';
-import { apply, initial, mySide, mode, timeLeft, absence, onlyBoard, matchOf } from './state.js';
+import { apply, initial, mySide, mode, timeLeft, absence, onlyBoard, matchOf, waitingForFriend } from './state.js';
 import { BoardPane } from './pane.js';
 import { formatClock, formatCountdown, isLow } from './clock.js';
 
@@ -40,6 +40,7 @@ const BOARDS = /** @type {const} */ ([1, 2]);
  * @property {HTMLElement} clocks
  * @property {Record<Side, HTMLElement>} clock each side's clock
  * @property {HTMLElement} headline
+ * @property {HTMLElement} invite the Share button beside the board while the friend has not come
  * @property {HTMLElement} counters
  * @property {HTMLElement} pile
  * @property {HTMLElement} seats
@@ -160,6 +161,8 @@ export class TableView {
     this.el = null;
     /** @type {Record<BoardNumber, BoardPane> | null} both boards, at a two-board table */
     this.panes = null;
+    /** @type {BoardNumber[]} the boards where it was the viewer's turn when last drawn */
+    this.playingBefore = [];
     /** @type {string[]} what is to be said, gathered from events that come together */
     this.toSay = [];
     /** @type {number | undefined} */
@@ -490,6 +493,7 @@ export class TableView {
         tigers: h('div', { class: 'clock tigers', id: 'clock-tigers', role: 'timer' }),
       },
       headline: h('p', { class: 'headline', id: 'headline' }),
+      invite: h('div', { class: 'invite', id: 'invite', hidden: true }),
       counters: h('dl', { class: 'counters' }),
       pile: h('div', { class: 'pile', role: 'img' }),
       seats: h('ul', { class: 'seats' }),
@@ -512,11 +516,14 @@ export class TableView {
         { class: 'table' },
         e.banner,
         e.absent,
-        h('div', { class: 'board-column', id: 'board' }, e.headline, e.clocks, e.browse, this.boardRoot, e.pile),
+        // A series' score goes with the headline: on a phone it is on screen with the result.
+        h('div', { class: 'board-column', id: 'board' }, e.headline, e.series, e.invite, e.clocks, e.browse, this.boardRoot, e.pile),
         h(
           'aside',
           { class: 'panel', 'aria-label': t('status') },
           e.watch,
+          // What to do now comes first, under the board on a phone.
+          h('section', { class: 'card', id: 'actions', 'aria-label': t('actions') }, e.controls),
           h(
             'section',
             { class: 'card' },
@@ -524,13 +531,11 @@ export class TableView {
             e.counters,
             e.seats,
             e.spectators,
-            e.series,
             e.tally,
             e.rules,
             h('p', { class: 'learn-ref' }, h('a', { href: '/learn', id: 'learn-link', target: '_blank', rel: 'noopener', text: t('learnShort') })),
             this.renderSoundSwitch(),
           ),
-          h('section', { class: 'card', 'aria-label': t('actions') }, e.controls),
           e.links,
           this.moveList.root,
           h('section', { class: 'card leave-card', 'aria-label': t('leaveLabel') }, e.leave),
@@ -613,18 +618,61 @@ export class TableView {
             { class: 'link-field' },
             input,
             h('button', { type: 'button', id: `copy-${kind}-link`, 'aria-label': t(copyLabel), text: t('copy'), onclick: () => this.copy(kind, String(link), input, status) }),
+            // The opponent link's Share stands beside the board while it is needed.
+            kind === 'spectator'
+              ? h('button', { type: 'button', id: 'share-spectator-link', 'aria-label': t('shareSpectatorLink'), text: t('share'), onclick: () => this.share(kind, String(link), status) })
+              : null,
           ),
           status,
         );
       }),
-      h('p', { class: 'private-note', text: t('linksPrivate') }),
+      // Only an opponent link is an invitation to a seat.
+      stored.opponent_link ? h('p', { class: 'private-note', text: t('linksPrivate') }) : h('p', { class: 'hint', text: t('spectatorLinkNote') }),
     );
+  }
+
+  /**
+   * Beside the board, while the host of a friend table waits: what to do
+   * and the Share button for the opponent link.
+   */
+  updateInvite() {
+    const e = this.el;
+    if (!e) return;
+    const link = loadSeat(this.table)?.opponent_link;
+    const show = Boolean(link) && waitingForFriend(this.panes ? onlyBoard(this.s, 1) : this.s) && this.s.conn === 'online';
+    if (show === !e.invite.hidden) return;
+    const had = e.invite.contains(document.activeElement);
+    e.invite.hidden = !show;
+    if (!show) {
+      e.invite.replaceChildren();
+      if (had) this.board?.focus();
+      return;
+    }
+    const status = h('span', { class: 'copy-status', role: 'status' });
+    e.invite.replaceChildren(
+      h('p', { text: t('inviteText') }),
+      h('button', { type: 'button', id: 'share-opponent-link', class: 'primary', 'aria-label': t('shareOpponentLink'), text: t('share'), onclick: () => this.share('opponent', String(link), status) }),
+      status,
+    );
+  }
+
+  /**
+   * Hands a link to the phone's share sheet (the Web Share API) where the
+   * browser has one, else copies it.
+   * @param {string} kind
+   * @param {string} link
+   * @param {HTMLElement} status where "Copied" is said
+   */
+  async share(kind, link, status) {
+    if (await shareSheet(link)) return;
+    const input = /** @type {HTMLInputElement | null} */ (document.getElementById(`${kind}-link`));
+    await this.copy(kind, link, input, status);
   }
 
   /**
    * @param {string} kind
    * @param {string} link
-   * @param {HTMLInputElement} input
+   * @param {HTMLInputElement | null} input selected for copying by hand where the clipboard refuses
    * @param {HTMLElement} status
    */
   async copy(kind, link, input, status) {
@@ -632,8 +680,8 @@ export class TableView {
       await navigator.clipboard.writeText(link);
       this.copyState[kind] = t('copied');
     } catch {
-      input.focus();
-      input.select();
+      input?.focus();
+      input?.select();
       this.copyState[kind] = t('copyFailed');
     }
     status.textContent = this.copyState[kind];
@@ -713,6 +761,7 @@ export class TableView {
     const phase = s.phase === 'placement' ? t('phasePlacement') : t('phaseMovement');
     let headline;
     if (s.result) headline = this.resultText(s);
+    else if (waitingForFriend(this.s)) headline = t('waitingForOpponent');
     else if (mine && s.side_to_move === mine) headline = `${t('yourTurn', { side: sideName(mine) })} · ${phase}`;
     else if (mine) headline = `${t('opponentTurn', { side: sideName(s.side_to_move) })} · ${phase}`;
     else headline = `${t('turnOf', { side: sideName(s.side_to_move) })} · ${phase}`;
@@ -795,6 +844,7 @@ export class TableView {
     e.series.hidden = !s.series;
     e.series.textContent = s.series ? this.seriesText(s.series) : '';
 
+    this.updateInvite();
     this.updateControls();
 
     this.moveList.update(this.s.moves, this.cursor);
@@ -1007,7 +1057,10 @@ export class TableView {
      * @param {string} [cls]
      */
     const button = (id, text, onclick, cls = '') => h('button', { type: 'button', id, class: cls, text, onclick, disabled: this.s.conn !== 'online' });
-    if (mine && !s.result) {
+    if (waitingForFriend(this.s)) {
+      // Alone at the table: nothing to resign or offer, only to call it off.
+      if (s.abortable) out.push(button('abort', t('cancelTable'), () => this.command('abort')));
+    } else if (mine && !s.result) {
       if (this.confirmResign) {
         out.push(
           h(
@@ -1081,10 +1134,9 @@ export class TableView {
         }),
       );
     }
-    if (mine && friend && this.s.presence && !this.s.presence[other(mine)].connected && s.ply === 0 && s.game === 1) {
-      out.push(h('p', { class: 'offer', text: t('waitingForOpponent') }));
-    }
     e.controls.replaceChildren(...out);
+    // No empty card where there is nothing to do (a spectator's view).
+    if (e.controls.parentElement) e.controls.parentElement.hidden = out.length === 0;
     if (focusedId) this.refocus(focusedId, e.controls);
     this.updateLeave();
   }
@@ -1166,16 +1218,15 @@ export class TableView {
   /**
    * Where the focus goes once the table is drawn after the page moved here
    * by itself (a table created, a link followed within the page): the
-   * opponent link while the friend has not come, the board for a player,
+   * Share for the opponent link while the friend has not come, the board for a player,
    * the hints switch for a spectator.
    */
   placeFocus() {
-    if (!this.wantFocus || !this.el || !this.s.game) return;
+    // A player's place depends on whether the opponent is seated: it waits for the presence.
+    if (!this.wantFocus || !this.el || !this.s.game || (this.s.role === 'player' && !this.s.presence)) return;
     this.wantFocus = false;
-    const p = this.s.presence;
-    const mine = this.mySide();
-    const copy = document.getElementById('copy-opponent-link');
-    if (copy && mine && (!p || !p[other(mine)].connected) && this.s.game.ply === 0 && this.s.game.game === 1) copy.focus();
+    const share = document.getElementById('share-opponent-link');
+    if (share) share.focus();
     else if (this.s.role === 'spectator') document.getElementById('hints')?.focus();
     else if (this.panes) (BOARDS.find((n) => mode(onlyBoard(this.s, n)) === 'play') === 2 ? this.panes[2] : this.panes[1]).focus();
     else this.board?.focus();
@@ -1213,6 +1264,7 @@ export class TableView {
       clocks: h('div', { hidden: true }),
       clock: { goats: h('div'), tigers: h('div') },
       headline: h('p', { class: 'headline', hidden: true }),
+      invite: h('div', { class: 'invite', id: 'invite', hidden: true }),
       counters: h('dl', { class: 'counters' }),
       pile: h('div'),
       seats: h('ul', { class: 'seats' }),
@@ -1235,6 +1287,7 @@ export class TableView {
         { class: 'table pair' },
         e.banner,
         h('section', { class: 'card match-card', 'aria-label': t('actions') }, e.match, e.matchControls),
+        e.invite,
         h('div', { class: 'boards', role: 'group', 'aria-label': t('boardsLabel') }, this.panes[1].root, this.panes[2].root),
         h(
           'div',
@@ -1270,6 +1323,7 @@ export class TableView {
     e.banner.hidden = this.s.conn !== 'reconnecting';
     const playing = BOARDS.filter((n) => mode(onlyBoard(this.s, n)) === 'play');
     document.title = playing.length ? `● ${t('announceYourTurnOnBoard', { n: /** @type {number} */ (playing[0]) })} ${t('title')}` : t('title');
+    this.bringTurnIntoView(playing);
 
     const match = matchOf(this.s);
     e.match?.replaceChildren(match ? this.matchText(match) : '');
@@ -1307,9 +1361,29 @@ export class TableView {
     } else e.tally.textContent = t('tallyNeutral', { host: tally.host, guest: tally.guest, draws: tally.draws });
 
     this.updateMatchControls();
+    this.updateInvite();
     this.updateLeave();
     this.tick();
     this.placeFocus();
+  }
+
+  /**
+   * Where the two boards do not fit on the screen together (a phone stacks
+   * them): when it becomes the viewer's turn on a board while no board
+   * waiting for them is in sight, that board is scrolled into view, below
+   * the match's score, which stays pinned at the top. The live region says
+   * "Your turn on board n" (`receivePairEvent`); the focus stays put.
+   * @param {BoardNumber[]} playing the boards where it is the viewer's turn
+   */
+  bringTurnIntoView(playing) {
+    const fresh = playing.filter((n) => !this.playingBefore.includes(n));
+    this.playingBefore = playing;
+    const panes = this.panes;
+    const first = fresh[0];
+    if (!panes || first === undefined) return;
+    const top = document.querySelector('.match-card')?.getBoundingClientRect().bottom ?? 0;
+    if (playing.some((n) => panes[n].inView(top))) return;
+    panes[first].bringIntoView(top);
   }
 
   /**

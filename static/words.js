@@ -1,6 +1,6 @@
 // How the page says things about a game in words: an action, a result.
 
-import { t } from './i18n.js';
+import { t, num } from './i18n.js';
 import { parseAction, between } from './board.js';
 import { other, sideName } from './dom.js';
 
@@ -89,7 +89,7 @@ export function evaluationText(e) {
       return t('evalDraw');
     case 'score': {
       const goats = (e.score / 1000).toFixed(2);
-      return t('evalScore', { score: `${e.score >= 0 ? '+' : ''}${goats}` });
+      return t('evalScore', { score: num(`${e.score >= 0 ? '+' : ''}${goats}`) });
     }
   }
 }

@@ -5,7 +5,7 @@
 // and the Nepali rendering.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, createTable, waitPlies, point, playByMouse, text, waitText, clean } from './harness.mjs';
+import { startServer, launchBrowser, newPage, createTable, waitPlies, point, playByMouse, link, text, waitText, clean } from './harness.mjs';
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -92,7 +92,7 @@ test('after "Create the table" and after "Rematch" the focus lands on a control 
   await friend.page.locator('form.create button[type="submit"]').focus();
   await friend.page.keyboard.press('Enter');
   await friend.page.waitForURL(/#seat=/);
-  await friend.page.waitForFunction(() => document.activeElement?.id === 'copy-opponent-link');
+  await friend.page.waitForFunction(() => document.activeElement?.id === 'share-opponent-link');
   clean(friend);
   await friend.context.close();
 
@@ -157,6 +157,11 @@ test('the board stays locked from the click until the next state says it is your
     });
   });
   await createTable(p.page, server.url, { opponent: 'friend', side: 'goats' });
+  // Nothing is played before the friend is seated.
+  const guest = await newPage(browser);
+  await guest.page.goto(await link(p.page, 'opponent'));
+  await waitPlies(guest.page);
+  await p.page.locator('.board-root.playable').waitFor();
   hold = true;
   await playByMouse(p.page, 'c3');
   await ack;
@@ -173,6 +178,7 @@ test('the board stays locked from the click until the next state says it is your
   assert.deepEqual(sent, ['c3']);
   clean(p);
   await p.context.close();
+  await guest.context.close();
 });
 
 test('the coordinates are drawn outside the playing area, clear of every piece', async () => {

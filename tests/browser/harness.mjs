@@ -92,12 +92,13 @@ export async function launchBrowser() {
 /**
  * A new browser context (its own storage: a different person) and page.
  * @param {import('playwright-core').Browser} browser
- * @param {{phone?: boolean, reducedMotion?: boolean, clipboard?: boolean}} [opts]
+ * @param {{phone?: boolean, width?: number, height?: number, reducedMotion?: boolean, clipboard?: boolean}} [opts]
+ *   `phone`: a touch screen, 375 × 812 unless `width` and `height` say otherwise
  */
 export async function newPage(browser, opts = {}) {
   const context = await browser.newContext({
     permissions: opts.clipboard ? ['clipboard-read', 'clipboard-write'] : [],
-    viewport: opts.phone ? { width: 375, height: 812 } : { width: 1280, height: 860 },
+    viewport: opts.phone ? { width: opts.width || 375, height: opts.height || 812 } : { width: opts.width || 1280, height: opts.height || 860 },
     deviceScaleFactor: 1,
     isMobile: Boolean(opts.phone),
     hasTouch: Boolean(opts.phone),

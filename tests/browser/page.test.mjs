@@ -51,7 +51,7 @@ test('the home page offers every table option and passes an accessibility scan',
     ['400', '2400', '100'],
   );
   await level.fill('1700');
-  assert.equal(await text(page, '#level-out'), '1700');
+  assert.equal(await text(page, '#level-out'), '1700 · strong');
   const spectators = page.locator('#spectators');
   assert.equal(await spectators.getAttribute('inputmode'), 'numeric');
   assert.match(await text(page, '#spectators-hint'), /0 to 12/);
@@ -73,7 +73,7 @@ test('the home page offers every table option and passes an accessibility scan',
   // Numbers in Devanagari digits: the computer's level, 400 to 2400.
   await page.locator('input[name="opponent"][value="computer"]').check();
   await page.locator('#level').fill('2400');
-  assert.equal(await text(page, '#level-out'), '२४००');
+  assert.equal(await text(page, '#level-out'), '२४०० · लगभग पूर्ण');
   await page.reload();
   assert.equal(await text(page, '#site-title'), 'बाघचाल');
   assert.deepEqual(await seriousViolations(page), []);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apply, initial, mySide, mode, timeLeft, absence, mayClaim, onlyBoard, matchOf, FATAL } from '../../static/state.js';
+import { apply, initial, mySide, mode, timeLeft, absence, mayClaim, onlyBoard, matchOf, waitingForFriend, FATAL } from '../../static/state.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'protocol');
 
@@ -315,4 +315,18 @@ test('the match is the latest state\'s, even when the other board\'s last state 
   const half = run(s, { ...started, version: 10, board: 1, state: { ...fresh, board: 1, match: { number: 2, host_wins: 0, guest_wins: 0, draws: 1, result: null } } });
   const both = run(half, { ...started, version: 11, board: 2, state: { ...fresh, board: 2, host_side: 'tigers', match: { number: 2, host_wins: 0, guest_wins: 0, draws: 0, result: null } } });
   assert.deepEqual(matchOf(both), { number: 2, host_wins: 0, guest_wins: 0, draws: 0, result: null });
+});
+
+test('the host of a friend table waits, with nothing to play, until the friend is seated', () => {
+  const start = { ...fixture('server.snapshot') };
+  start.state = { ...start.state, ply: 0, side_to_move: 'goats', position: 'T...T/...../...../...../T...T g 20 0 0', legal: ['c3'] };
+  const presence = fixture('server.presence');
+  const alone = { ...presence, tigers: { ...presence.tigers, connected: false } };
+  const s = run(initial(true), fixture('server.welcome.host'), start, alone);
+  assert.equal(s.info?.opponent, 'friend');
+  assert.equal(waitingForFriend(s), true);
+  assert.equal(mode(s), 'wait');
+  const seated = run(s, presence);
+  assert.equal(waitingForFriend(seated), false);
+  assert.equal(mode(seated), 'play');
 });

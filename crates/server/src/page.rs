@@ -2,13 +2,20 @@
 //! server serves its page from any working directory; or, for
 //! development, read from a directory on each request (`--static-dir`).
 //!
-//! Embedded files carry their content type, a weak `ETag` from their
-//! SHA-256 (a repeated request with `If-None-Match` gets `304`), and
-//! `Cache-Control: no-cache` (the names are not fingerprinted, so a
-//! browser revalidates). Answers are compressed (gzip or brotli) when the
-//! browser accepts it and the body is worth it.
+//! Embedded files carry their content type and a weak `ETag` from their
+//! SHA-256 (a repeated request with `If-None-Match` gets `304`). The page
+//! asks for its script and style under a versioned prefix,
+//! `/v/{version}/`, where the version is a digest of every embedded file:
+//! those answers are `Cache-Control: public, max-age=31536000, immutable`,
+//! and a new build changes every such address at once (the modules import
+//! each other by relative paths, so they stay under the prefix). The HTML
+//! and the unversioned names stay `no-cache`, revalidated on each visit.
+//! Answers are compressed (gzip or brotli) when the browser accepts it and
+//! the body is worth it. From a directory (`--static-dir`) nothing is
+//! versioned.
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use axum::body::Body;
 use axum::extract::{Path as UrlPath, Request};
@@ -17,6 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use rust_embed::RustEmbed;
+use sha2::{Digest, Sha256};
 use tower::ServiceExt;
 use tower_http::compression::CompressionLayer;
 use tower_http::services::{ServeDir, ServeFile};
@@ -27,6 +35,45 @@ use crate::token;
 #[derive(RustEmbed)]
 #[folder = "../../static"]
 struct Assets;
+
+/// The files the HTML names that the versioned prefix is put in front of.
+const VERSIONED: [&str; 2] = ["/app.js", "/style.css"];
+
+/// How long a versioned answer may be kept: a year, never revalidated.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The version of the embedded page: a digest of every file's name and
+/// content, in hex.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    let mut names: Vec<_> = Assets::iter().collect();
+    names.sort();
+    let mut digest = Sha256::new();
+    for name in names {
+        if let Some(file) = Assets::get(&name) {
+            digest.update(name.as_bytes());
+            digest.update(file.metadata.sha256_hash());
+        }
+    }
+    digest.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+});
+
+/// `index.html` with its script and style under the versioned prefix, and
+/// its entity tag.
+static INDEX: LazyLock<Option<(String, String)>> = LazyLock::new(|| {
+    let file = Assets::get("index.html")?;
+    let mut html = String::from_utf8(file.data.into_owned()).ok()?;
+    for name in VERSIONED {
+        html = html.replace(
+            &format!("\"{name}\""),
+            &format!("\"/v/{}{name}\"", *VERSION),
+        );
+    }
+    let tag = etag(&Sha256::digest(html.as_bytes()).into());
+    Some((html, tag))
+});
 
 /// The page's own views besides `/` and `/t/{table}`, each answered with
 /// `index.html` (the page routes itself).
@@ -39,15 +86,14 @@ const VIEWS: [&str; 2] = ["/analysis", "/learn"];
 pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S> {
     let router = match dir {
         None => {
-            let index =
-                || get(|headers: HeaderMap| async move { embedded("index.html", &headers) });
+            let index = || get(|headers: HeaderMap| async move { html(&headers) });
             let table = || {
                 get(
                     |UrlPath(params): UrlPath<Vec<(String, String)>>, headers: HeaderMap| async move {
                         if !is_table_path(&params) {
                             return StatusCode::NOT_FOUND.into_response();
                         }
-                        embedded("index.html", &headers)
+                        html(&headers)
                     },
                 )
             };
@@ -58,6 +104,15 @@ pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S>
                 })
                 .route("/t/{table}", table())
                 .route("/t/{table}/games/{game}", table())
+                .route(
+                    "/v/{version}/{*name}",
+                    get(
+                        |UrlPath((version, name)): UrlPath<(String, String)>,
+                         headers: HeaderMap| async move {
+                            versioned(&version, &name, &headers)
+                        },
+                    ),
+                )
                 .fallback(get(|uri: Uri, headers: HeaderMap| async move {
                     embedded(uri.path().trim_start_matches('/'), &headers)
                 }))
@@ -97,17 +152,57 @@ fn is_table_path(params: &[(String, String)]) -> bool {
     })
 }
 
+/// The page's HTML, naming its versioned script and style; `no-cache`.
+fn html(headers: &HeaderMap) -> Response {
+    let Some((html, tag)) = INDEX.as_ref() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let mut response = if fresh(headers, tag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut response = Response::new(Body::from(html.clone()));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        response
+    };
+    let h = response.headers_mut();
+    if let Ok(tag) = HeaderValue::from_str(tag) {
+        h.insert(header::ETAG, tag);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// An embedded file under the versioned prefix: kept for a year when the
+/// version is this build's; an address of another build (a page loaded
+/// before a deploy) gets this build's file, revalidated like any other.
+fn versioned(version: &str, name: &str, headers: &HeaderMap) -> Response {
+    let mut response = embedded(name, headers);
+    if version == VERSION.as_str() && response.status() != StatusCode::NOT_FOUND {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
+    }
+    response
+}
+
+/// Whether `If-None-Match` names `etag`.
+fn fresh(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"))
+}
+
 /// An embedded file, or 404.
 fn embedded(name: &str, headers: &HeaderMap) -> Response {
     let Some(file) = Assets::get(name) else {
         return StatusCode::NOT_FOUND.into_response();
     };
     let etag = etag(&file.metadata.sha256_hash());
-    let fresh = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    let mut response = if fresh {
+    let mut response = if fresh(headers, &etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut response = Response::new(Body::from(file.data.into_owned()));
@@ -177,6 +272,55 @@ mod tests {
         );
         assert_eq!(
             embedded("no-such-file.js", &HeaderMap::new()).status(),
+            StatusCode::NOT_FOUND
+        );
+    }
+
+    #[test]
+    fn the_html_names_its_script_and_style_under_this_builds_version() {
+        let (page, _) = INDEX.as_ref().expect("index.html");
+        let version = VERSION.as_str();
+        assert_eq!(version.len(), 16);
+        assert!(
+            page.contains(&format!("src=\"/v/{version}/app.js\"")),
+            "{page}"
+        );
+        assert!(
+            page.contains(&format!("href=\"/v/{version}/style.css\"")),
+            "{page}"
+        );
+        let response = html(&HeaderMap::new());
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-cache");
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::IF_NONE_MATCH,
+            response.headers()[header::ETAG].clone(),
+        );
+        assert_eq!(html(&headers).status(), StatusCode::NOT_MODIFIED);
+    }
+
+    #[test]
+    fn a_versioned_file_is_kept_for_a_year_and_another_builds_is_revalidated() {
+        let version = VERSION.as_str();
+        for name in [
+            "app.js",
+            "table.js",
+            "style.css",
+            "fonts/noto-sans-devanagari.woff2",
+        ] {
+            let response = versioned(version, name, &HeaderMap::new());
+            assert_eq!(response.status(), StatusCode::OK, "{name}");
+            assert_eq!(
+                response.headers()[header::CACHE_CONTROL],
+                IMMUTABLE,
+                "{name}"
+            );
+        }
+        let old = versioned("0123456789abcdef", "app.js", &HeaderMap::new());
+        assert_eq!(old.status(), StatusCode::OK);
+        assert_eq!(old.headers()[header::CACHE_CONTROL], "no-cache");
+        assert_eq!(
+            versioned(version, "no-such-file.js", &HeaderMap::new()).status(),
             StatusCode::NOT_FOUND
         );
     }

@@ -49,11 +49,31 @@ async fn the_embedded_page_is_served_with_types_etags_and_compression() {
     let (status, head, _) = get("/app.js", &[("Accept-Encoding", "gzip")]).await;
     assert_eq!(status, 200);
     assert_eq!(header(&head, "content-encoding"), Some("gzip"), "{head}");
+    // The HTML names its script under this build's version, kept for a year.
+    let (_, _, body) = get("/", &[]).await;
+    let script = body
+        .split("src=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_owned();
+    assert!(
+        script.starts_with("/v/") && script.ends_with("/app.js"),
+        "{body}"
+    );
+    let (status, head, _) = http_with(server.addr, "GET", &script, &[], "").await;
+    assert_eq!(status, 200, "{script}");
+    assert_eq!(
+        header(&head, "cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
     for path in [
         "/no-such-file.js",
         "/t/not-a-table",
         "/../Cargo.toml",
         "/t/..%2f..%2fCargo.toml",
+        "/v/0123456789abcdef/../Cargo.toml",
+        "/v/0123456789abcdef/..%2fCargo.toml",
     ] {
         let (status, _, _) = get(path, &[]).await;
         assert_eq!(status, 404, "{path}");
