@@ -24,6 +24,7 @@ mod offers;
 mod page;
 mod reconnect;
 mod replay;
+mod secrets;
 mod security;
 mod series;
 mod spectators;
