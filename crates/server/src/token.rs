@@ -42,6 +42,11 @@ impl Token {
 pub struct TokenHash(String);
 
 impl TokenHash {
+    /// The seat key this hash is (see `baghchal_table::seats::Key`).
+    pub fn key(self) -> baghchal_table::seats::Key {
+        baghchal_table::seats::Key::Link(self.0)
+    }
+
     /// The hash of a presented token.
     pub fn of(token: &str) -> TokenHash {
         let digest = Sha256::digest(token.as_bytes());

@@ -3,8 +3,9 @@
 //! an argument ([`time::Timestamp`]).
 //!
 //! - [`options`]: what a table is created with, checked from the wire;
-//! - [`seat`]: its two players; [`command`]: a player's message read as
-//!   what it asks for;
+//! - [`seat`]: its two players; [`seats`]: who may sit where (the keys),
+//!   who is away and what that allows; [`command`]: a player's message
+//!   read as what it asks for;
 //! - [`play`]: one board's games, what a player may do ([`play::Play::decide`]),
 //!   the events that change the state ([`play::Play::apply`]) and the
 //!   public view; [`boards`]: the one or two boards of a table;
@@ -24,6 +25,7 @@ pub mod options;
 pub mod play;
 pub mod recent_ids;
 pub mod seat;
+pub mod seats;
 pub mod series;
 pub mod stored;
 pub mod time;

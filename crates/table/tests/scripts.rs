@@ -17,7 +17,13 @@
 //! `accept-draw`, `decline-draw`, `rematch`, `decline-rematch`, `abort`,
 //! `claim-win`, `claim-draw`, each optionally followed by `board N`;
 //! `tick` (only the flags); `result [board N]` (the game's result:
-//! `none`, `WINNER REASON` or `draw REASON`). Events are written
+//! `none`, `WINNER REASON` or `draw REASON`); `join KEY`, with the key of
+//! a link (`host`, `guest`, `invite`, `watch` or any other), answered
+//! `seated PLAYER`, `claims guest`, `watches` or a refusal; `leave
+//! PLAYER` (its last socket closes); `absence` (`none`, or `SIDE since
+//! MS`, the moment the absent player left). A table starts with nobody
+//! connected; a claim is decided by the core, then allowed only against
+//! an absence as the server's table does. Events are written
 //! `KIND [SIDE] [ACTION]`, prefixed with `@N ` at a two-board table, and
 //! separated by `, `; `nothing` when there are none. A refusal is
 //! `refused CODE` or `refused illegal_action/REASON`, as the wire names
@@ -31,6 +37,7 @@ use baghchal_table::boards::{Board, Boards};
 use baghchal_table::options::TableOptions;
 use baghchal_table::play::{Claim, Event, Intent};
 use baghchal_table::seat::Player;
+use baghchal_table::seats::{Admission, Key, Seats};
 use baghchal_table::time::Timestamp;
 
 /// The start of every script's table: 2026-12-01, midnight.
@@ -93,7 +100,7 @@ fn wire_name(value: impl serde::Serialize) -> String {
 }
 
 /// The table a `table ...` line describes.
-fn options(words: &[&str]) -> TableOptions {
+fn table_options(words: &[&str]) -> TableOptions {
     let mut request = wire::CreateTable {
         opponent: wire::Opponent::Friend,
         side: wire::Side::Goats,
@@ -174,6 +181,18 @@ fn result_text(boards: &Boards, board: Board) -> String {
 fn run(path: &Path) {
     let text = std::fs::read_to_string(path).expect("a readable script");
     let mut boards: Option<Boards> = None;
+    let mut options: Option<TableOptions> = None;
+    let link = |name: &str| Key::Link(name.to_owned());
+    let fresh_seats = || {
+        Seats::new(
+            Some(link("host")),
+            None,
+            Some(link("invite")),
+            Some(link("watch")),
+            Timestamp::from_millis(START),
+        )
+    };
+    let mut seats = fresh_seats();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -182,7 +201,10 @@ fn run(path: &Path) {
         let at = || format!("{}:{}", path.display(), number + 1);
         let words: Vec<&str> = line.split_whitespace().collect();
         if words[0] == "table" {
-            boards = Some(Boards::new(options(&words[1..])));
+            let made = table_options(&words[1..]);
+            boards = Some(Boards::new(made));
+            options = Some(made);
+            seats = fresh_seats();
             continue;
         }
         let table = boards
@@ -208,6 +230,38 @@ fn run(path: &Path) {
                 let (board, _) = board_of(&words);
                 result_text(table, board.unwrap_or(1))
             }
+            "join" => {
+                let options = options.as_ref().expect("a table");
+                match seats.admit(&link(words[2]), options, table) {
+                    Ok(Admission::Seated(player)) => {
+                        seats.arrived(player);
+                        format!("seated {}", player.as_str())
+                    }
+                    Ok(Admission::ClaimsGuest) => {
+                        seats.seat_guest(link("guest"));
+                        seats.arrived(Player::Guest);
+                        "claims guest".into()
+                    }
+                    Ok(Admission::Watches) => "watches".into(),
+                    Err(code) => format!("refused {}", wire_name(code)),
+                }
+            }
+            "leave" => {
+                let player = Player::parse(words[2]).expect("host or guest");
+                seats.left(player, now);
+                "nothing".into()
+            }
+            "absence" => match seats.absence(table) {
+                None => "none".into(),
+                Some((board, absent, since)) => {
+                    let text = format!("{} since {}", side(absent), since.as_millis() - START);
+                    if is_match {
+                        format!("@{board} {text}")
+                    } else {
+                        text
+                    }
+                }
+            },
             who => {
                 assert!(flags.is_empty(), "{}: a flag fell first: {flags:?}", at());
                 let player = match who {
@@ -220,7 +274,20 @@ fn run(path: &Path) {
                 let target = table
                     .target(board, &intent)
                     .unwrap_or_else(|_| panic!("{}: no such board", at()));
-                match table.decide(player, target, intent, now) {
+                let decided = table
+                    .decide(player, target, intent, now)
+                    .and_then(|events| {
+                        // A claim needs the opponent's absence, as the table
+                        // checks it.
+                        let absent = matches!(intent, Intent::Claim(_))
+                            && !seats.may_claim(table, player, target, now);
+                        if absent {
+                            Err(baghchal_table::play::Refusal::NotClaimable)
+                        } else {
+                            Ok(events)
+                        }
+                    });
+                match decided {
                     Ok(events) => {
                         let before = table.version();
                         for &(board, event) in &events {

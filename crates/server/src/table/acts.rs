@@ -3,12 +3,12 @@
 use baghchal_protocol as wire;
 
 use crate::stats::ActionStage;
-use baghchal_table::boards::{Board, Target, UnknownBoard};
+use baghchal_table::boards::{Board, UnknownBoard};
 use baghchal_table::play::{Intent, Refusal};
 use baghchal_table::time::Timestamp;
 
 use super::conn::{encode, ConnId, Member, Outgoing};
-use super::{Table, ABSENCE_GRACE};
+use super::Table;
 
 impl Table {
     /// A player's action on `board` (as the client named it), taken up
@@ -101,14 +101,7 @@ impl Table {
         };
         if let Intent::Claim(_) = intent {
             // Only the game the absence names may be claimed.
-            let claimable = self.absence().is_some_and(|(board, absent, since)| {
-                target == Target::One(board)
-                    && self
-                        .boards
-                        .get(board)
-                        .is_some_and(|play| play.side_of(player) != absent)
-                    && now >= since.after(ABSENCE_GRACE)
-            });
+            let claimable = self.seats.may_claim(&self.boards, player, target, now);
             if !claimable {
                 return refuse(Refusal::NotClaimable);
             }

@@ -189,8 +189,10 @@ impl Table {
         let sent = std::time::Instant::now();
         let mut dropped = false;
         let now = self.now();
-        let [host_away, guest_away] = &mut self.away;
-        for (seat, away) in [(&mut self.host, host_away), (&mut self.guest, guest_away)] {
+        for (player, seat) in [
+            (Player::Host, &mut self.host),
+            (Player::Guest, &mut self.guest),
+        ] {
             if let Some(conn) = seat {
                 if conn
                     .outbox
@@ -199,7 +201,7 @@ impl Table {
                 {
                     tracing::info!(conn_id = conn.id, "dropping a slow or closed player socket");
                     *seat = None;
-                    *away = Some(now);
+                    self.seats.left(player, now);
                     dropped = true;
                 }
             }

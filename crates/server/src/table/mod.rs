@@ -33,6 +33,7 @@ use baghchal_table::names::{result_to_wire, side_to_wire};
 use baghchal_table::options::TableOptions;
 use baghchal_table::play::Logged;
 use baghchal_table::recent_ids::RecentIds;
+use baghchal_table::seats::Seats;
 use baghchal_table::time::Timestamp;
 
 use crate::time::{Wait, WallClock};
@@ -50,9 +51,6 @@ const RETRY_FIRST: Duration = Duration::from_millis(500);
 /// Retries of a failed commit of the table's own before it gives up (a
 /// later join starts it again).
 const RETRIES: u32 = 6;
-/// How long a player of a game in progress between two people must be
-/// away (no socket open) before the other may claim the game.
-pub const ABSENCE_GRACE: Duration = Duration::from_secs(15);
 /// After a table is loaded with a clock running (a restart, or another
 /// server taking it over), no flag falls before this much time has
 /// passed, so that the player on move can reconnect; the time is still
@@ -146,12 +144,13 @@ pub fn spawn(
     let table = Table {
         id: row.id,
         options: row.options,
-        secrets: Secrets {
-            host: row.host_secret,
-            guest: row.guest_secret,
-            invite: row.invite_token,
-            watch: row.watch_token,
-        },
+        seats: Seats::new(
+            row.host_secret.map(TokenHash::key),
+            row.guest_secret.map(TokenHash::key),
+            row.invite_token.map(TokenHash::key),
+            row.watch_token.map(TokenHash::key),
+            now,
+        ),
         boards,
         host: None,
         guest: None,
@@ -162,7 +161,6 @@ pub fn spawn(
         tx: tx.downgrade(),
         computers: [None, None],
         next_game: None,
-        away: [Some(now); 2],
         absent: None,
         // The grace is for a clock that ran while the table was not
         // loaded: a restart, or a takeover.
@@ -180,13 +178,6 @@ pub fn spawn(
     Ok(LocalTable { tx })
 }
 
-struct Secrets {
-    host: Option<TokenHash>,
-    guest: Option<TokenHash>,
-    invite: Option<TokenHash>,
-    watch: Option<TokenHash>,
-}
-
 /// A connected socket.
 struct Conn {
     id: ConnId,
@@ -199,8 +190,8 @@ struct Table {
     id: String,
     /// Its options.
     options: TableOptions,
-    /// The hashes of its tokens.
-    secrets: Secrets,
+    /// Who may sit where, and who is away.
+    seats: Seats,
     /// The games, on one board or two.
     boards: Boards,
     /// The host's socket.
@@ -228,8 +219,6 @@ struct Table {
     tenure: Tenure,
     /// The store refused a write: another node owns the table now.
     fenced: bool,
-    /// Since when each player (host, guest) has had no socket open.
-    away: [Option<Timestamp>; 2],
     /// The absence last announced in `presence`.
     absent: Option<(Board, Side, Timestamp)>,
     /// No flag falls before this (the grace after loading).

@@ -8,15 +8,15 @@ use baghchal_rules::Side;
 use crate::storage::StorageError;
 use baghchal_table::boards::Board;
 use baghchal_table::names::side_to_wire;
-use baghchal_table::options::Opponent;
 use baghchal_table::play::Event;
 use baghchal_table::seat::Player;
+use baghchal_table::seats::{Admission, ABSENCE_GRACE};
 use baghchal_table::time::Timestamp;
 
 use crate::token::{Token, TokenHash};
 
 use super::conn::{encode, ConnId, Member, Outbox, Outgoing};
-use super::{Conn, Table, ABSENCE_GRACE};
+use super::{Conn, Table};
 
 impl Table {
     pub(super) async fn join(
@@ -26,51 +26,43 @@ impl Table {
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Member, wire::ErrorCode> {
-        let hash = TokenHash::of(token);
+        let key = TokenHash::of(token).key();
         let mut claimed = None;
-        let member = if self.secrets.host.as_ref() == Some(&hash) {
-            Member::Player(Player::Host)
-        } else if self.secrets.guest.as_ref() == Some(&hash) {
-            Member::Player(Player::Guest)
-        } else if self.secrets.invite.as_ref() == Some(&hash) {
-            if self.secrets.guest.is_some() {
-                return Err(wire::ErrorCode::SeatTaken);
-            }
-            if self.cancelled() {
-                return Err(wire::ErrorCode::InvalidToken);
-            }
-            let secret = Token::generate().map_err(|e| {
-                tracing::error!(error = %e, "no random bytes");
-                wire::ErrorCode::Internal
-            })?;
-            match self
-                .context
-                .storage
-                .claim_guest_seat(&self.id, &secret.hash(), self.tenure.epoch)
-                .await
-            {
-                Ok(true) => {}
-                Ok(false) => return Err(wire::ErrorCode::SeatTaken),
-                Err(StorageError::Fenced) => {
-                    self.fenced = true;
-                    return Err(wire::ErrorCode::Internal);
+        let member = match self.seats.admit(&key, &self.options, &self.boards)? {
+            Admission::Seated(player) => Member::Player(player),
+            Admission::ClaimsGuest => {
+                let secret = Token::generate().map_err(|e| {
+                    tracing::error!(error = %e, "no random bytes");
+                    wire::ErrorCode::Internal
+                })?;
+                match self
+                    .context
+                    .storage
+                    .claim_guest_seat(&self.id, &secret.hash(), self.tenure.epoch)
+                    .await
+                {
+                    Ok(true) => {}
+                    Ok(false) => return Err(wire::ErrorCode::SeatTaken),
+                    Err(StorageError::Fenced) => {
+                        self.fenced = true;
+                        return Err(wire::ErrorCode::Internal);
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "storing the claimed seat failed");
+                        return Err(wire::ErrorCode::Internal);
+                    }
                 }
-                Err(e) => {
-                    tracing::error!(error = %e, "storing the claimed seat failed");
-                    return Err(wire::ErrorCode::Internal);
+                self.seats.seat_guest(secret.hash().key());
+                tracing::info!(conn_id = conn, "opponent link claimed");
+                claimed = Some(secret);
+                Member::Player(Player::Guest)
+            }
+            Admission::Watches => {
+                if self.spectators.len() >= usize::from(self.options.spectator_seats) {
+                    return Err(wire::ErrorCode::GalleryFull);
                 }
+                Member::Spectator
             }
-            self.secrets.guest = Some(secret.hash());
-            tracing::info!(conn_id = conn, "opponent link claimed");
-            claimed = Some(secret);
-            Member::Player(Player::Guest)
-        } else if self.secrets.watch.as_ref() == Some(&hash) {
-            if self.spectators.len() >= usize::from(self.options.spectator_seats) {
-                return Err(wire::ErrorCode::GalleryFull);
-            }
-            Member::Spectator
-        } else {
-            return Err(wire::ErrorCode::InvalidToken);
         };
 
         let welcome = wire::ServerMessage::Welcome {
@@ -110,7 +102,7 @@ impl Table {
                     Player::Host => &mut self.host,
                     Player::Guest => &mut self.guest,
                 };
-                self.away[player.index()] = None;
+                self.seats.arrived(player);
                 if let Some(old) = seat.replace(Conn { id: conn, outbox }) {
                     tracing::info!(conn_id = old.id, "seat taken over by a newer connection");
                     let _ = old
@@ -207,7 +199,7 @@ impl Table {
             };
             if seat.as_ref().is_some_and(|c| c.id == conn) {
                 *seat = None;
-                self.away[player.index()] = Some(now);
+                self.seats.left(player, now);
                 left = Some(player);
             }
         }
@@ -247,29 +239,15 @@ impl Table {
     }
 
     /// Whether the host cancelled this friend table before its guest
-    /// arrived: a first game aborted with the guest's seat never taken.
+    /// arrived.
     pub(super) fn cancelled(&self) -> bool {
-        self.options.opponent == Opponent::Friend
-            && self.secrets.guest.is_none()
-            && self.boards.iter().any(|(_, play)| {
-                play.game_at(1)
-                    .and_then(|(game, _)| game.outcome())
-                    .is_some_and(|o| o.reason() == baghchal_rules::Reason::Aborted)
-            })
+        self.seats.cancelled(&self.options, &self.boards)
     }
 
-    /// The player away from a game in progress between two people (the
-    /// one away longer if both are), and since when, with the first board
-    /// where that game is and the absent player's side there. Nobody is
-    /// absent while the game may still be aborted.
+    /// The player away from a game in progress, if any (see
+    /// [`baghchal_table::seats::Seats::absence`]).
     pub(super) fn absence(&self) -> Option<(Board, Side, Timestamp)> {
-        let (board, play) = self.boards.iter().find(|(_, play)| {
-            play.is_friend_table() && !play.game().is_finished() && !play.abortable()
-        })?;
-        [Player::Host, Player::Guest]
-            .into_iter()
-            .filter_map(|p| self.away[p.index()].map(|since| (board, play.side_of(p), since)))
-            .min_by_key(|&(_, _, since)| since)
+        self.seats.absence(&self.boards)
     }
 
     /// Sends who is connected: the seats as board 1 has them (board 2 of

@@ -7,7 +7,7 @@ use baghchal_protocol::{
     ClaimResult, ClientMessage, EndReason, ErrorCode, GameResult, Opponent, ServerMessage, Side,
     TableEvent,
 };
-use baghchal_server::table::ABSENCE_GRACE;
+use baghchal_table::seats::ABSENCE_GRACE;
 
 use crate::common::{manual_clock, request, spectator_token, Seated, TestDb, TestServer};
 use crate::on_both;

@@ -1,0 +1,156 @@
+//! Who may sit where, and who is away: a table's two seats and its
+//! gallery, the claim of the opponent's seat through its link, the absence
+//! that lets the present player claim a game, and a table its host
+//! cancelled.
+
+use std::time::Duration;
+
+use baghchal_protocol as wire;
+use baghchal_rules::{Reason, Side};
+
+use crate::boards::{Board, Boards, Target};
+use crate::options::{Opponent, TableOptions};
+use crate::seat::Player;
+use crate::time::Timestamp;
+
+/// How long a player of a game in progress between two people must be
+/// away (no socket open) before the other may claim the game.
+pub const ABSENCE_GRACE: Duration = Duration::from_secs(15);
+
+/// What admits someone to a seat or to the gallery. Today a link: the
+/// hash of its token, compared and stored, never the token itself. A
+/// signed-in player will be another kind of key to the same seats.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Key {
+    /// A link's token, hashed.
+    Link(String),
+}
+
+/// What a key admits its bearer to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Admission {
+    /// A seat that is theirs.
+    Seated(Player),
+    /// The opponent's seat, free until now: the bearer of the opponent
+    /// link takes it (and gets a key of their own, [`Seats::seat_guest`]).
+    ClaimsGuest,
+    /// The gallery.
+    Watches,
+}
+
+/// A table's keys, and since when each player has been away.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Seats {
+    host: Option<Key>,
+    guest: Option<Key>,
+    invite: Option<Key>,
+    watch: Option<Key>,
+    /// Since when the host and the guest have had no socket open.
+    away: [Option<Timestamp>; 2],
+}
+
+impl Seats {
+    /// A table's keys as stored, nobody connected since `now`.
+    pub fn new(
+        host: Option<Key>,
+        guest: Option<Key>,
+        invite: Option<Key>,
+        watch: Option<Key>,
+        now: Timestamp,
+    ) -> Seats {
+        Seats {
+            host,
+            guest,
+            invite,
+            watch,
+            away: [Some(now); 2],
+        }
+    }
+
+    /// What `key` admits to at this table, or why nothing: the opponent
+    /// link once its seat is taken, or at a table its host cancelled.
+    pub fn admit(
+        &self,
+        key: &Key,
+        options: &TableOptions,
+        boards: &Boards,
+    ) -> Result<Admission, wire::ErrorCode> {
+        let is = |held: &Option<Key>| held.as_ref() == Some(key);
+        if is(&self.host) {
+            Ok(Admission::Seated(Player::Host))
+        } else if is(&self.guest) {
+            Ok(Admission::Seated(Player::Guest))
+        } else if is(&self.invite) {
+            if self.guest.is_some() {
+                Err(wire::ErrorCode::SeatTaken)
+            } else if self.cancelled(options, boards) {
+                Err(wire::ErrorCode::InvalidToken)
+            } else {
+                Ok(Admission::ClaimsGuest)
+            }
+        } else if is(&self.watch) {
+            Ok(Admission::Watches)
+        } else {
+            Err(wire::ErrorCode::InvalidToken)
+        }
+    }
+
+    /// The guest's seat is `key`'s from now on.
+    pub fn seat_guest(&mut self, key: Key) {
+        self.guest = Some(key);
+    }
+
+    /// `player` has a socket open again.
+    pub fn arrived(&mut self, player: Player) {
+        self.away[player.index()] = None;
+    }
+
+    /// `player`'s last socket closed at `now`.
+    pub fn left(&mut self, player: Player, now: Timestamp) {
+        self.away[player.index()] = Some(now);
+    }
+
+    /// Whether the host cancelled this friend table before its guest
+    /// arrived: a first game aborted with the guest's seat never taken.
+    pub fn cancelled(&self, options: &TableOptions, boards: &Boards) -> bool {
+        options.opponent == Opponent::Friend
+            && self.guest.is_none()
+            && boards.iter().any(|(_, play)| {
+                play.game_at(1)
+                    .and_then(|(game, _)| game.outcome())
+                    .is_some_and(|o| o.reason() == Reason::Aborted)
+            })
+    }
+
+    /// The player away from a game in progress between two people (the
+    /// one away longer if both are), and since when, with the first board
+    /// where that game is and the absent player's side there. Nobody is
+    /// absent while the game may still be aborted.
+    pub fn absence(&self, boards: &Boards) -> Option<(Board, Side, Timestamp)> {
+        let (board, play) = boards.iter().find(|(_, play)| {
+            play.is_friend_table() && !play.game().is_finished() && !play.abortable()
+        })?;
+        [Player::Host, Player::Guest]
+            .into_iter()
+            .filter_map(|p| self.away[p.index()].map(|since| (board, play.side_of(p), since)))
+            .min_by_key(|&(_, _, since)| since)
+    }
+
+    /// Whether `player` may claim the game on `target` at `now`: the game
+    /// the absence names, of the opponent, away for the grace at least.
+    pub fn may_claim(
+        &self,
+        boards: &Boards,
+        player: Player,
+        target: Target,
+        now: Timestamp,
+    ) -> bool {
+        self.absence(boards).is_some_and(|(board, absent, since)| {
+            target == Target::One(board)
+                && boards
+                    .get(board)
+                    .is_some_and(|play| play.side_of(player) != absent)
+                && now >= since.after(ABSENCE_GRACE)
+        })
+    }
+}
