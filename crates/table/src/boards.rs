@@ -195,30 +195,30 @@ impl Boards {
             .collect()
     }
 
-    /// Whether each of `events` ends its board's game (see
-    /// [`Play::ends_game`]).
-    pub fn ends(&self, events: &[(Board, Event)]) -> Vec<bool> {
+    /// Which of `events` end their board's game (see
+    /// [`Play::ends_game`]), by their index; empty, and not allocated, in
+    /// the common case.
+    pub fn ending(&self, events: &[(Board, Event)]) -> Vec<usize> {
         events
             .iter()
-            .map(|(board, event)| self.get(*board).is_some_and(|play| play.ends_game(event)))
+            .enumerate()
+            .filter(|(_, (board, event))| {
+                self.get(*board).is_some_and(|play| play.ends_game(event))
+            })
+            .map(|(i, _)| i)
             .collect()
     }
 
     /// Whether the table still has a game in progress once `events` are
-    /// applied, given which of them end their game ([`Boards::ends`]): the
-    /// table resumes at start-up while it has.
-    pub fn active_after(&self, events: &[(Board, Event)], ends: &[bool]) -> bool {
-        self.iter().any(|(board, play)| {
-            match events
-                .iter()
-                .zip(ends)
-                .rev()
-                .find(|((b, _), _)| *b == board)
-            {
-                Some((_, ends)) => !ends,
+    /// applied, given which of them end their game ([`Boards::ending`]):
+    /// the table resumes at start-up while it has.
+    pub fn active_after(&self, events: &[(Board, Event)], ending: &[usize]) -> bool {
+        self.iter().any(
+            |(board, play)| match events.iter().rposition(|(b, _)| *b == board) {
+                Some(last) => !ending.contains(&last),
                 None => !play.game().is_finished(),
-            }
-        })
+            },
+        )
     }
 
     /// The public state of `board`'s current game, with what the boards
@@ -424,7 +424,7 @@ mod tests {
             agreed,
             vec![(1, Event::RematchStarted), (2, Event::RematchStarted)]
         );
-        assert!(boards.active_after(&agreed, &boards.ends(&agreed)));
+        assert!(boards.active_after(&agreed, &boards.ending(&agreed)));
         let [first, second] = agreed[..] else {
             unreachable!()
         };

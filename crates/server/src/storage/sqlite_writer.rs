@@ -151,28 +151,33 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
             }
             active.insert(&append.table, append.active);
         }
-        let mut insert_game = tx.prepare_cached(INSERT_GAME)?;
-        for game in batch.iter().flat_map(|append| &append.games) {
-            insert_game.execute(params![
-                game.table_id,
-                game.game,
-                game.board,
-                game.version,
-                game.host_seat,
-                game.guest_seat,
-                game.host_side,
-                game.winner,
-                game.reason,
-                game.plies,
-                game.started_at,
-                game.ended_at,
-                game.clock.initial_ms,
-                game.clock.increment_ms,
-                game.clock.days,
-                game.format,
-                game.series_games,
-                game.record,
-            ])?;
+        // Most batches end no game: the statement is looked up only for one
+        // that does.
+        let mut games = batch.iter().flat_map(|append| &append.games).peekable();
+        if games.peek().is_some() {
+            let mut insert_game = tx.prepare_cached(INSERT_GAME)?;
+            for game in games {
+                insert_game.execute(params![
+                    game.table_id,
+                    game.game,
+                    game.board,
+                    game.version,
+                    game.host_seat,
+                    game.guest_seat,
+                    game.host_side,
+                    game.winner,
+                    game.reason,
+                    game.plies,
+                    game.started_at,
+                    game.ended_at,
+                    game.clock.initial_ms,
+                    game.clock.increment_ms,
+                    game.clock.days,
+                    game.format,
+                    game.series_games,
+                    game.record,
+                ])?;
+            }
         }
         let mut update =
             tx.prepare_cached("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?;

@@ -44,10 +44,10 @@ impl Table {
         let first = self.boards.version() + 1;
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
-        let ends = self.boards.ends(&events);
-        let active = self.boards.active_after(&events, &ends);
+        let ending = self.boards.ending(&events);
+        let active = self.boards.active_after(&events, &ending);
         let at = self.now();
-        let finished = self.games_ended_by(first, &events, &ends, at);
+        let finished = self.games_ended_by(first, &events, &ending, at);
         let logged: Vec<Logged> = (first..)
             .zip(&events)
             .map(|(version, &(board, event))| Logged {
@@ -135,19 +135,19 @@ impl Table {
     }
 
     /// The rows of the games that `events`, from version `first` on, end
-    /// (`ends` says which do): stored in the same transaction as the
-    /// events. Worked out on a copy of the board, and only for an event
-    /// that ends its game.
+    /// (those at the indices `ending`): stored in the same transaction as
+    /// the events. Worked out on a copy of the board, and only for an
+    /// event that ends its game.
     pub(super) fn games_ended_by(
         &self,
         first: u64,
         events: &[(Board, Event)],
-        ends: &[bool],
+        ending: &[usize],
         at: Timestamp,
     ) -> Vec<FinishedGame> {
         let mut finished = Vec::new();
-        let ending = ends.iter().enumerate().filter(|(_, ends)| **ends);
-        for (i, &(board, _)) in ending.map(|(i, _)| (i, &events[i])) {
+        for &i in ending {
+            let (board, _) = events[i];
             let Some(play) = self.boards.get(board) else {
                 continue;
             };
