@@ -13,22 +13,22 @@
 #![warn(missing_docs)]
 
 pub mod backfill;
-pub mod batch;
+pub(crate) mod batch;
 pub mod bot;
 pub mod client_limit;
 pub mod cluster;
-pub mod handle;
-pub mod headers;
+pub(crate) mod handle;
+pub(crate) mod headers;
 pub mod http;
-pub mod origin;
-pub mod page;
-pub mod state;
-pub mod stats;
+pub(crate) mod origin;
+pub(crate) mod page;
+pub(crate) mod state;
+pub(crate) mod stats;
 pub mod storage;
 pub mod table;
 pub mod tablebase;
-pub mod tables;
-pub mod throttle;
+pub(crate) mod tables;
+pub(crate) mod throttle;
 pub mod time;
 pub mod token;
 pub mod ws;
