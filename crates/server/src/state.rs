@@ -10,7 +10,7 @@ use crate::bot::Computer;
 use crate::storage::Storage;
 use crate::tablebase::TablebaseSlot;
 use crate::tables::Tables;
-use crate::{client_limit, origin, ws};
+use crate::{client_limit, connections, origin, ws};
 
 /// What the HTTP handlers share.
 #[derive(Clone)]
@@ -35,6 +35,12 @@ pub struct AppState {
     pub creation_limit: client_limit::CreationLimit,
     /// Whether to take the client's address from `X-Forwarded-For`.
     pub trust_proxy: bool,
+    /// The websockets open, overall and per address.
+    pub websockets: connections::Gate,
+    /// The `hello` budget of each address.
+    pub hellos: connections::HelloLimit,
+    /// The caps and deadlines of connections.
+    pub limits: connections::Limits,
     /// The computer, for post-game analysis.
     pub computer: Computer,
     /// The tablebase, for `/readyz`.

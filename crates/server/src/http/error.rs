@@ -44,6 +44,9 @@ pub enum HttpError {
     /// The computer could not analyse the game.
     #[error("analysis failed")]
     AnalysisFailed,
+    /// Too many websockets are open, from this address or in all.
+    #[error("too many sockets")]
+    TooManySockets(crate::connections::Refusal),
     /// The server cannot take it now.
     #[error(transparent)]
     Unavailable(#[from] TablesError),
@@ -98,6 +101,16 @@ impl HttpError {
                 ApiErrorCode::Unavailable,
                 None,
                 "the analysis failed; try again".into(),
+            ),
+            HttpError::TooManySockets(crate::connections::Refusal::AddressFull) => (
+                ApiErrorCode::RateLimited,
+                None,
+                "too many sockets from this address; close some first".into(),
+            ),
+            HttpError::TooManySockets(crate::connections::Refusal::Full) => (
+                ApiErrorCode::Unavailable,
+                None,
+                "the server holds all the sockets it can; try again later".into(),
             ),
             HttpError::Unavailable(e) => {
                 tracing::error!(error = %e, "request failed");

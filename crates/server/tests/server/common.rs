@@ -141,6 +141,9 @@ impl TestServer {
             burst: NonZeroU32::new(100_000).unwrap(),
             per_minute: NonZeroU32::new(100_000).unwrap(),
         };
+        // And every socket; the tests of the limits set their own.
+        config.limits.hello_burst = NonZeroU32::new(100_000).unwrap();
+        config.limits.hellos_per_minute = NonZeroU32::new(100_000).unwrap();
         config
     }
 
