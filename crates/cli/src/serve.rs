@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use baghchal_server::client_limit::TableLimit;
+use baghchal_server::client_limit::{AnalysisLimit, TableLimit};
 use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::connections::{self, Limits};
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
@@ -87,6 +87,13 @@ pub struct Args {
     /// Tables one client address may create per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
     tables_per_minute: NonZeroU32,
+    /// Post-game analyses one client address may have computed at once.
+    #[arg(long, env = "BAGHCHAL_ANALYSIS_BURST", default_value_t = AnalysisLimit::default().burst)]
+    analysis_burst: NonZeroU32,
+    /// Post-game analyses one client address may have computed per hour
+    /// (after its burst).
+    #[arg(long, env = "BAGHCHAL_ANALYSES_PER_HOUR", default_value_t = AnalysisLimit::default().per_hour)]
+    analyses_per_hour: NonZeroU32,
     /// Take the client's address from the last X-Forwarded-For entry: only
     /// behind a proxy that sets it and is the only way in.
     #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
@@ -194,6 +201,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.table_limit = TableLimit {
             burst: args.table_burst,
             per_minute: args.tables_per_minute,
+        };
+        config.analysis_limit = AnalysisLimit {
+            burst: args.analysis_burst,
+            per_hour: args.analyses_per_hour,
         };
         config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;

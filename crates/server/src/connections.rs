@@ -193,23 +193,29 @@ impl Drop for Pass {
 /// Addresses remembered before the idle ones are forgotten.
 const FORGET_ABOVE: usize = 10_000;
 
-/// The `hello` budget of each address (a keyed GCRA limiter, by
-/// [`address_key`]).
+/// A budget of each address (a keyed GCRA limiter, by [`address_key`]):
+/// the `hello`s, the post-game analyses.
 #[derive(Clone)]
-pub struct HelloLimit {
+pub struct AddressBudget {
     limiter: Arc<DefaultKeyedRateLimiter<IpAddr>>,
 }
 
-impl HelloLimit {
-    /// A limiter with the budget of `limits`.
-    pub fn new(limits: &Limits) -> HelloLimit {
-        let quota = Quota::per_minute(limits.hellos_per_minute).allow_burst(limits.hello_burst);
-        HelloLimit {
+impl AddressBudget {
+    /// The `hello` budget of `limits`.
+    pub fn hellos(limits: &Limits) -> AddressBudget {
+        AddressBudget::new(
+            Quota::per_minute(limits.hellos_per_minute).allow_burst(limits.hello_burst),
+        )
+    }
+
+    /// A budget of `quota` per address.
+    pub fn new(quota: Quota) -> AddressBudget {
+        AddressBudget {
             limiter: Arc::new(RateLimiter::keyed(quota)),
         }
     }
 
-    /// Takes one `hello` from `address`'s budget, or says how long to wait.
+    /// Takes one from `address`'s budget, or says how long to wait.
     pub fn check(&self, address: IpAddr) -> Result<(), Duration> {
         if self.limiter.len() > FORGET_ABOVE {
             self.limiter.retain_recent();
@@ -307,7 +313,7 @@ mod tests {
             hellos_per_minute: NonZeroU32::new(1).unwrap(),
             ..Limits::default()
         };
-        let hellos = HelloLimit::new(&limits);
+        let hellos = AddressBudget::hellos(&limits);
         assert!(hellos.check(ip("2001:db8::1")).is_ok());
         assert!(hellos.check(ip("2001:db8::2")).is_ok());
         assert!(hellos.check(ip("2001:db8::3")).is_err());

@@ -24,6 +24,7 @@ pub mod http;
 mod listen;
 pub mod origin;
 pub mod page;
+pub mod single_flight;
 pub mod state;
 pub mod stats;
 pub mod storage;
@@ -91,6 +92,8 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// The table-creation budget of one client address.
     pub table_limit: client_limit::TableLimit,
+    /// The post-game analyses one client address may have computed.
+    pub analysis_limit: client_limit::AnalysisLimit,
     /// Caps on connections and websockets, their deadlines, and the
     /// budgets of `hello`s and control frames.
     pub limits: connections::Limits,
@@ -127,6 +130,7 @@ impl Config {
             allow_origins: Vec::new(),
             table_limit: client_limit::TableLimit::default(),
             limits: connections::Limits::default(),
+            analysis_limit: client_limit::AnalysisLimit::default(),
             trust_proxy: false,
             tablebase: TablebaseSlot::off(),
             cluster: None,
@@ -339,8 +343,10 @@ pub async fn run_with_metrics(
             config.limits.max_websockets,
             config.limits.websockets_per_address,
         ),
-        hellos: connections::HelloLimit::new(&config.limits),
+        hellos: connections::AddressBudget::hellos(&config.limits),
         limits: config.limits,
+        analyses: connections::AddressBudget::new(config.analysis_limit.quota()),
+        reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),
     };

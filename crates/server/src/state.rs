@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::bot::Computer;
+use crate::single_flight::SingleFlight;
 use crate::storage::Storage;
 use crate::tablebase::TablebaseSlot;
 use crate::tables::Tables;
@@ -38,9 +39,14 @@ pub struct AppState {
     /// The websockets open, overall and per address.
     pub websockets: connections::Gate,
     /// The `hello` budget of each address.
-    pub hellos: connections::HelloLimit,
+    pub hellos: connections::AddressBudget,
     /// The caps and deadlines of connections.
     pub limits: connections::Limits,
+    /// The post-game analyses each address may have computed.
+    pub analyses: connections::AddressBudget,
+    /// The post-game analyses being computed, by table, game and board,
+    /// each once however many ask (their JSON).
+    pub reviews: SingleFlight<(String, u32, u8), Arc<str>>,
     /// The computer, for post-game analysis.
     pub computer: Computer,
     /// The tablebase, for `/readyz`.

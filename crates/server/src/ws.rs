@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::batch::write_batch;
-use crate::connections::{HelloLimit, Pass};
+use crate::connections::{AddressBudget, Pass};
 use crate::handle::TableHandle;
 use crate::stats::{self, SocketRole};
 use crate::table::conn::{encode, ConnId, Member, Outgoing, OUTBOX_LEN};
@@ -92,7 +92,7 @@ pub struct Admitted {
     /// Its place among the websockets, given back when it closes.
     pub pass: Pass,
     /// The `hello` budget of every address.
-    pub hellos: HelloLimit,
+    pub hellos: AddressBudget,
     /// How long it may stay open without joining a table.
     pub hello_timeout: Duration,
     /// Its budget of control frames (ping, pong).

@@ -24,6 +24,10 @@ pub enum HttpError {
     /// The client created too many tables; it may try again after this.
     #[error("too many tables")]
     TooManyTables(std::time::Duration),
+    /// The client had too many games analysed; it may try again after
+    /// this.
+    #[error("too many analyses")]
+    TooManyAnalyses(std::time::Duration),
     /// The request does not say its body is JSON.
     #[error("the body is not declared as JSON")]
     NotJson,
@@ -79,6 +83,14 @@ impl HttpError {
                     retry_after(wait)
                 ),
             ),
+            HttpError::TooManyAnalyses(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "too many analyses from this address; try again in {} s",
+                    retry_after(wait)
+                ),
+            ),
             HttpError::NotJson => (
                 ApiErrorCode::UnsupportedMediaType,
                 None,
@@ -127,7 +139,9 @@ impl HttpError {
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let wait = match &self {
-            HttpError::TooManyTables(wait) => Some(retry_after(*wait)),
+            HttpError::TooManyTables(wait) | HttpError::TooManyAnalyses(wait) => {
+                Some(retry_after(*wait))
+            }
             _ => None,
         };
         let (error, field, message) = self.parts();

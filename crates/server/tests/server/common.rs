@@ -144,6 +144,7 @@ impl TestServer {
         // And every socket; the tests of the limits set their own.
         config.limits.hello_burst = NonZeroU32::new(100_000).unwrap();
         config.limits.hellos_per_minute = NonZeroU32::new(100_000).unwrap();
+        config.analysis_limit.burst = NonZeroU32::new(100_000).unwrap();
         config
     }
 
