@@ -189,6 +189,10 @@ fn lower_priority() {
     }
 }
 
+/// A place among the analysis-board requests in flight, given back on
+/// drop.
+pub struct BoardSlot(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
+
 /// Why the computer did not value a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Unavailable {
@@ -229,7 +233,16 @@ impl Computer {
         &self,
         position: Position,
     ) -> Result<Vec<wire::ActionValue>, Unavailable> {
-        let _board = self.board_slot()?;
+        let slot = self.board_slot()?;
+        self.value_actions_in(&slot, position).await
+    }
+
+    /// [`Computer::value_actions`] in a place already taken.
+    pub async fn value_actions_in(
+        &self,
+        _slot: &BoardSlot,
+        position: Position,
+    ) -> Result<Vec<wire::ActionValue>, Unavailable> {
         let bot = Arc::clone(&self.bot);
         match self
             .analysts
@@ -245,8 +258,11 @@ impl Computer {
     }
 
     /// A place among the analysis-board requests in flight, or `Busy`.
-    fn board_slot(&self) -> Result<tokio::sync::SemaphorePermit<'_>, Unavailable> {
-        self.boards.try_acquire().map_err(|_| Unavailable::Busy)
+    pub fn board_slot(&self) -> Result<BoardSlot, Unavailable> {
+        Arc::clone(&self.boards)
+            .try_acquire_owned()
+            .map(BoardSlot)
+            .map_err(|_| Unavailable::Busy)
     }
 
     /// Chooses an action for `position`, waiting for a free thinker first.

@@ -199,7 +199,7 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
     let public_url = state.public_url.clone();
     headers::with_security_headers(router, &public_url)
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().on_failure(http::error::log_failure))
         .with_state(state)
 }
 

@@ -27,6 +27,12 @@ use baghchal_table::options::{rules_from_variant, variant_of};
 /// lines is about 45 bytes a ply.
 pub const MAX_ANALYSIS_BODY: usize = 64 * 1024;
 
+/// The most words (runs of non-space) of a pasted game, counted before
+/// it is read: a game of [`wire::MAX_ANALYSIS_ACTIONS`] actions takes at
+/// most about 5 a ply (OBX, a position a line), 1.5 (the PyPI move list)
+/// or 1 (a record), with a few lines of headers.
+pub const MAX_PASTED_WORDS: usize = 6 * wire::MAX_ANALYSIS_ACTIONS + 100;
+
 /// Why an analysis request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalysisError {
@@ -107,6 +113,19 @@ pub fn game_of(request: &AnalysisRequest) -> Result<(Game, Option<Format>), Anal
                 "give either a game or a start and actions, not both",
             ));
         }
+        // Bounded before anything is read: no notation needs this many
+        // words for a game within the action cap.
+        let words = pasted.text.split_whitespace().count();
+        if words > MAX_PASTED_WORDS {
+            return Err(invalid_field(
+                "game",
+                format!(
+                    "a pasted game has at most {MAX_PASTED_WORDS} words here, not {words} \
+                     (at most {} actions)",
+                    wire::MAX_ANALYSIS_ACTIONS
+                ),
+            ));
+        }
         let format = match pasted.format {
             Some(format) => format_from_wire(format),
             None => notation::detect(&pasted.text).map_err(|e| AnalysisError::InvalidNotation {
@@ -181,14 +200,25 @@ pub async fn analyse(
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
     let request: AnalysisRequest =
         read_json_post(&state.origins, &headers, body, MAX_ANALYSIS_BODY)?;
-    let (game, format) = game_of(&request)?;
+    // The place in flight is taken before the line is read, and the line
+    // (a pasted game is a replay) is read off the async threads.
+    let slot = state
+        .computer
+        .board_slot()
+        .map_err(|_| AnalysisError::Busy)?;
+    let (game, format) = tokio::task::spawn_blocking(move || game_of(&request))
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "reading an analysis request failed");
+            AnalysisError::Http(HttpError::AnalysisFailed)
+        })??;
     let position = game.position().clone();
     let legal = if position.is_finished() {
         Vec::new()
     } else {
         state
             .computer
-            .value_actions(position.clone())
+            .value_actions_in(&slot, position.clone())
             .await
             .map_err(|e| match e {
                 Unavailable::Busy => AnalysisError::Busy,
@@ -257,6 +287,21 @@ mod tests {
         );
         let long = format!(r#"{{"actions":[{}]}}"#, vec!["\"c3\""; 1001].join(","));
         assert_eq!(message(&long).0, "actions");
+    }
+
+    #[test]
+    fn a_pasted_game_of_too_many_words_is_refused_before_it_is_read() {
+        // Read, it would be refused at its second action (c3 is taken).
+        let text = format!("actions {}", vec!["c3"; MAX_PASTED_WORDS].join(" "));
+        let request = format!(r#"{{"game":{{"format":"record","text":"{text}"}}}}"#);
+        let (field, said) = message(&request);
+        assert_eq!(field, "game");
+        assert!(said.contains("words"), "{said}");
+        // Within the bound, the same text is read (and refused for its
+        // second action).
+        let text = "actions c3 c3";
+        let request = format!(r#"{{"game":{{"format":"record","text":"{text}"}}}}"#);
+        assert!(!message(&request).1.contains("words"));
     }
 
     #[test]

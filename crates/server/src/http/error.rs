@@ -125,7 +125,12 @@ impl HttpError {
                 "the server holds all the sockets it can; try again later".into(),
             ),
             HttpError::Unavailable(e) => {
-                tracing::error!(error = %e, "request failed");
+                if matches!(e, TablesError::Full(_)) {
+                    // A refusal for load, not a fault.
+                    tracing::warn!(error = %e, "request refused");
+                } else {
+                    tracing::error!(error = %e, "request failed");
+                }
                 let message = match e {
                     TablesError::Full(_) => "the server is full; try again later",
                     _ => "the server failed; try again",
@@ -155,6 +160,26 @@ impl IntoResponse for HttpError {
     }
 }
 
+/// How the request log reports a failed response: a 503 is the server
+/// refusing for load (a busy analysis board, the table or socket cap), a
+/// client's flood can make thousands a second, and its cause, when it is
+/// a fault, is logged where it happens; it is logged at DEBUG. Other
+/// failures are logged at ERROR, as tower-http does by default.
+pub fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: std::time::Duration,
+    _span: &tracing::Span,
+) {
+    use tower_http::classify::ServerErrorsFailureClass;
+    let latency_ms = latency.as_millis() as u64;
+    match class {
+        ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE) => {
+            tracing::debug!(latency_ms, "refused for load (503)");
+        }
+        class => tracing::error!(classification = %class, latency_ms, "response failed"),
+    }
+}
+
 /// Whole seconds to wait, at least one.
 fn retry_after(wait: std::time::Duration) -> u64 {
     wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
@@ -172,4 +197,61 @@ pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) ->
         }),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use tower_http::classify::ServerErrorsFailureClass;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    use super::*;
+
+    /// Counts the ERROR events.
+    struct Errors(Arc<AtomicUsize>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Errors {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if *event.metadata().level() == tracing::Level::ERROR {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn a_refusal_for_load_is_not_logged_as_an_error_and_a_fault_is() {
+        let errors = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(Errors(errors.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::Span::none();
+            let ms = std::time::Duration::from_millis(1);
+            for _ in 0..100 {
+                log_failure(
+                    ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE),
+                    ms,
+                    &span,
+                );
+            }
+            assert_eq!(errors.load(Ordering::SeqCst), 0);
+            log_failure(
+                ServerErrorsFailureClass::StatusCode(StatusCode::INTERNAL_SERVER_ERROR),
+                ms,
+                &span,
+            );
+            assert_eq!(errors.load(Ordering::SeqCst), 1);
+        });
+        let full = HttpError::Unavailable(TablesError::Full(1));
+        let errors_before = errors.load(Ordering::SeqCst);
+        let subscriber = tracing_subscriber::registry().with(Errors(errors.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let _ = full.into_response();
+        });
+        assert_eq!(errors.load(Ordering::SeqCst), errors_before);
+    }
 }
