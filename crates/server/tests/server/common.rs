@@ -428,6 +428,23 @@ impl Client {
         }
     }
 
+    /// Waits for the server's next websocket ping, answering it (the
+    /// messages before it are kept in `frames`); panics on a close.
+    pub async fn server_ping(&mut self) {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a ping from the server");
+            match frame {
+                Some(Ok(Message::Ping(_))) => return,
+                Some(Ok(Message::Text(text))) => self.frames.push(text.to_string()),
+                Some(Ok(Message::Close(frame))) => panic!("the socket closed: {frame:?}"),
+                Some(Ok(_)) => {}
+                other => panic!("the socket ended: {other:?}"),
+            }
+        }
+    }
+
     /// Receives until `pick` returns something, skipping other messages.
     pub async fn until<T>(&mut self, mut pick: impl FnMut(&ServerMessage) -> Option<T>) -> T {
         loop {

@@ -163,6 +163,30 @@ async fn a_socket_that_says_no_hello_is_closed_with_4003() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn a_joined_socket_outlives_the_hello_deadline() {
+    let db = TestDb::sqlite();
+    let mut config = TestServer::config(&db);
+    config.limits.hello_timeout = Duration::from_millis(300);
+    // The server's first ping comes after the hello deadline.
+    config.liveness = baghchal_server::ws::Liveness {
+        ping_after: Duration::from_millis(900),
+        give_up_after: Duration::from_secs(30),
+    };
+    let server = TestServer::start_with(config).await;
+    let created = server
+        .create(&request(baghchal_protocol::Opponent::Friend, 0))
+        .await;
+    let mut host = server.connect().await;
+    host.hello(&created.table, created.secret.as_deref().unwrap(), None)
+        .await;
+    host.server_ping().await;
+    host.send(&ClientMessage::Ping).await;
+    host.until(|m| matches!(m, ServerMessage::Pong).then_some(()))
+        .await;
+    server.stop().await;
+}
+
 /// The status of a websocket upgrade refused by the server.
 async fn refused_upgrade(addr: SocketAddr) -> u16 {
     match tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await {
