@@ -94,6 +94,9 @@ pub struct Args {
     /// (after its burst).
     #[arg(long, env = "BAGHCHAL_ANALYSES_PER_HOUR", default_value_t = AnalysisLimit::default().per_hour)]
     analyses_per_hour: NonZeroU32,
+    /// Analysis-board requests one client address may have in flight.
+    #[arg(long, env = "BAGHCHAL_ANALYSIS_BOARD_PER_ADDRESS", default_value_t = AnalysisLimit::default().board_per_address)]
+    analysis_board_per_address: usize,
     /// Take the client's address from the last X-Forwarded-For entry: only
     /// behind a proxy that sets it and is the only way in.
     #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
@@ -205,6 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.analysis_limit = AnalysisLimit {
             burst: args.analysis_burst,
             per_hour: args.analyses_per_hour,
+            board_per_address: args.analysis_board_per_address,
         };
         config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;

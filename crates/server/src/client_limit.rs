@@ -39,14 +39,19 @@ pub struct AnalysisLimit {
     /// Analyses an address may have computed per hour once the burst is
     /// spent.
     pub per_hour: NonZeroU32,
+    /// Analysis-board requests an address may have in flight at once.
+    pub board_per_address: usize,
 }
 
 impl Default for AnalysisLimit {
-    /// 10 at once, then 30 an hour: a player reviews the games they play.
+    /// 10 at once, then 30 an hour: a player reviews the games they play;
+    /// 4 analysis-board requests in flight: a person stepping quickly
+    /// through a line waits a few.
     fn default() -> AnalysisLimit {
         AnalysisLimit {
             burst: NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN),
             per_hour: NonZeroU32::new(30).unwrap_or(NonZeroU32::MIN),
+            board_per_address: 4,
         }
     }
 }

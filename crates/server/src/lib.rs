@@ -346,6 +346,10 @@ pub async fn run_with_metrics(
         hellos: connections::AddressBudget::hellos(&config.limits),
         limits: config.limits,
         analyses: connections::AddressBudget::new(config.analysis_limit.quota()),
+        boards_by_address: connections::Gate::new(
+            usize::MAX,
+            config.analysis_limit.board_per_address,
+        ),
         reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),

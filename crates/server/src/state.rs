@@ -42,6 +42,8 @@ pub struct AppState {
     pub hellos: connections::AddressBudget,
     /// The caps and deadlines of connections.
     pub limits: connections::Limits,
+    /// The analysis-board requests each address has in flight.
+    pub boards_by_address: connections::Gate,
     /// The post-game analyses each address may have computed.
     pub analyses: connections::AddressBudget,
     /// The post-game analyses being computed, by table, game and board,

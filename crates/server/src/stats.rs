@@ -19,6 +19,7 @@
 //! | `baghchal_control_frames_refused_total` | counter | (sockets closed for too many pings or pongs) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
 //! | `baghchal_analyses_rate_limited_total` | counter | (post-game analyses refused for an address's budget) |
+//! | `baghchal_analysis_board_refused_total` | counter | `reason`: `busy` (503: every place in flight taken) or `address` (429: the address's share taken) |
 //! | `baghchal_relay_frames_lost_total` | counter | (frames from a table's owner that never arrived) |
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
 //! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
@@ -264,6 +265,11 @@ pub fn tables_rate_limited() {
 /// A post-game analysis was refused for its address's budget.
 pub fn analyses_rate_limited() {
     counter!("baghchal_analyses_rate_limited_total").increment(1);
+}
+
+/// An analysis-board request was refused for load: `busy` or `address`.
+pub fn analysis_board_refused(reason: &'static str) {
+    counter!("baghchal_analysis_board_refused_total", "reason" => reason).increment(1);
 }
 
 /// A frame relayed from a table's owner to a socket held here went

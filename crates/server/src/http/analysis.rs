@@ -6,7 +6,9 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -17,6 +19,7 @@ use baghchal_rules::{Action, Game, Position, Rules};
 use super::error::HttpError;
 use super::request::read_json_post;
 use crate::bot::Unavailable;
+use crate::client_limit::client_address;
 use crate::state::AppState;
 use baghchal_table::names::{
     format_from_wire, format_to_wire, phase_to_wire, result_to_wire, side_to_wire,
@@ -51,6 +54,9 @@ pub enum AnalysisError {
     /// being served.
     #[error("the analysis board is busy")]
     Busy,
+    /// This client address has as many requests in flight as it may.
+    #[error("too many analysis-board requests from this address")]
+    AddressBusy,
     /// A pasted text does not parse in its notation.
     #[error("{message}")]
     InvalidNotation {
@@ -72,6 +78,16 @@ impl IntoResponse for AnalysisError {
                     message: "the analysis board is busy; try again in a moment".into(),
                 };
                 return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+            }
+            AnalysisError::AddressBusy => {
+                let body = ApiError {
+                    error: ApiErrorCode::RateLimited,
+                    field: None,
+                    message: "too many analysis-board requests from this address at once; \
+                              wait for their answers"
+                        .into(),
+                };
+                return (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
             }
             AnalysisError::IllegalAction { field, message } => {
                 (ApiErrorCode::IllegalAction, field, message)
@@ -195,11 +211,18 @@ pub fn game_of(request: &AnalysisRequest) -> Result<(Game, Option<Format>), Anal
 /// `POST /api/analysis`.
 pub async fn analyse(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
     let request: AnalysisRequest =
         read_json_post(&state.origins, &headers, body, MAX_ANALYSIS_BODY)?;
+    // One address holds only its share of the places in flight.
+    let client = client_address(peer, &headers, state.trust_proxy);
+    let _share = state.boards_by_address.enter(Some(client)).map_err(|_| {
+        crate::stats::analysis_board_refused("address");
+        AnalysisError::AddressBusy
+    })?;
     // The place in flight is taken before the line is read, and the line
     // (a pasted game is a replay) is read off the async threads.
     let slot = state
@@ -221,7 +244,10 @@ pub async fn analyse(
             .value_actions_in(&slot, position.clone())
             .await
             .map_err(|e| match e {
-                Unavailable::Busy => AnalysisError::Busy,
+                Unavailable::Busy => {
+                    crate::stats::analysis_board_refused("busy");
+                    AnalysisError::Busy
+                }
                 Unavailable::Failed => AnalysisError::Http(HttpError::AnalysisFailed),
             })?
     };

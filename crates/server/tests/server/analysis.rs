@@ -169,6 +169,7 @@ async fn an_address_past_its_analysis_budget_gets_429_but_stored_ones_still(db: 
         config.analysis_limit = baghchal_server::client_limit::AnalysisLimit {
             burst: std::num::NonZeroU32::new(1).unwrap(),
             per_hour: std::num::NonZeroU32::new(1).unwrap(),
+            ..Default::default()
         };
     })
     .await;
