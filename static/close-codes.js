@@ -15,3 +15,5 @@ export const REPLACED = 4000;
 export const TOO_SLOW = 4001;
 /** The page answered nothing, not even pings, for too long. */
 export const UNRESPONSIVE = 4002;
+/** The socket joined no table within 10 seconds of opening. */
+export const NO_HELLO = 4003;

@@ -42,7 +42,9 @@ node() {
         --database-url "$pg/$2" --nats-url "$nats" --cluster "$3" \
         --node-id "$1" --lease 5s \
         --ws-rate 100000 --ws-burst 100000 \
-        --table-burst 1000000 --tables-per-minute 1000000 >"$log" 2>&1 &
+        --table-burst 1000000 --tables-per-minute 1000000 \
+        --connections-per-address 1000000 --websockets-per-address 1000000 \
+        --hello-burst 1000000 --hellos-per-minute 1000000 >"$log" 2>&1 &
     echo "$! $log"
 }
 

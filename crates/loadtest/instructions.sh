@@ -32,7 +32,9 @@ total() {
     server)
         set -- "$bin/baghchal" serve --addr 127.0.0.1:0 \
             --database-url "sqlite://$name.db?mode=rwc" --no-tablebase \
-            --ws-rate 100000 --ws-burst 100000 ${SERVER_ARGS:-}
+            --ws-rate 100000 --ws-burst 100000 \
+            --connections-per-address 1000000 --websockets-per-address 1000000 \
+            --hello-burst 1000000 --hellos-per-minute 1000000 ${SERVER_ARGS:-}
         ;;
     ceiling)
         set -- "$bin/baghchal-ceiling" --addr 127.0.0.1:0

@@ -49,7 +49,9 @@ one() {
     mkdir "$dir"
     set -- "$bin/baghchal" serve --addr 127.0.0.1:0 \
         --database-url "sqlite://$dir/baghchal.db?mode=rwc" --data-dir "$dir" \
-        --table-burst 1000000 --ws-rate 100000 --ws-burst 100000 --log warn
+        --table-burst 1000000 --ws-rate 100000 --ws-burst 100000 --log warn \
+        --connections-per-address 1000000 --websockets-per-address 1000000 \
+        --hello-burst 1000000 --hellos-per-minute 1000000
     if [ "$kind" = off ]; then
         set -- "$@" --no-tablebase
     else

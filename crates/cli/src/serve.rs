@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use baghchal_server::client_limit::TableLimit;
+use baghchal_server::client_limit::{AnalysisLimit, TableLimit};
 use baghchal_server::cluster::ClusterConfig;
+use baghchal_server::connections::{self, Limits};
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::{Config, DEFAULT_DATABASE_URL};
@@ -43,6 +44,39 @@ pub struct Args {
     /// Messages a websocket may send at once.
     #[arg(long, env = "BAGHCHAL_WS_BURST", default_value_t = RateLimit::default().burst)]
     ws_burst: NonZeroU32,
+    /// Control frames (pings, pongs) a websocket may send per second
+    /// (after its burst), counted apart from its messages.
+    #[arg(long, env = "BAGHCHAL_WS_CONTROL_RATE", default_value_t = Limits::default().control_per_second)]
+    ws_control_rate: NonZeroU32,
+    /// Control frames a websocket may send at once.
+    #[arg(long, env = "BAGHCHAL_WS_CONTROL_BURST", default_value_t = Limits::default().control_burst)]
+    ws_control_burst: NonZeroU32,
+    /// HTTP connections open at once (websockets not included).
+    #[arg(long, env = "BAGHCHAL_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
+    max_connections: usize,
+    /// HTTP connections one client address (an IPv6 /64) may hold open;
+    /// not applied with --trust-proxy.
+    #[arg(long, env = "BAGHCHAL_CONNECTIONS_PER_ADDRESS", default_value_t = Limits::default().connections_per_address)]
+    connections_per_address: usize,
+    /// Websockets open at once.
+    #[arg(long, env = "BAGHCHAL_MAX_WEBSOCKETS", default_value_t = Limits::default().max_websockets)]
+    max_websockets: usize,
+    /// Websockets one client address (an IPv6 /64) may hold open.
+    #[arg(long, env = "BAGHCHAL_WEBSOCKETS_PER_ADDRESS", default_value_t = Limits::default().websockets_per_address)]
+    websockets_per_address: usize,
+    /// How long a connection may take over a request's headers, and stay
+    /// idle between requests, e.g. 10s.
+    #[arg(long, env = "BAGHCHAL_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    header_timeout: Duration,
+    /// How long a websocket may stay open without joining a table, e.g. 10s.
+    #[arg(long, env = "BAGHCHAL_HELLO_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    hello_timeout: Duration,
+    /// `hello`s one client address (an IPv6 /64) may send at once.
+    #[arg(long, env = "BAGHCHAL_HELLO_BURST", default_value_t = Limits::default().hello_burst)]
+    hello_burst: NonZeroU32,
+    /// `hello`s one client address may send per minute (after its burst).
+    #[arg(long, env = "BAGHCHAL_HELLOS_PER_MINUTE", default_value_t = Limits::default().hellos_per_minute)]
+    hellos_per_minute: NonZeroU32,
     /// Origins besides the public URL's whose pages may create tables and
     /// open sockets (comma-separated, e.g. https://other.example).
     #[arg(long, env = "BAGHCHAL_ALLOW_ORIGIN", value_delimiter = ',')]
@@ -53,6 +87,16 @@ pub struct Args {
     /// Tables one client address may create per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
     tables_per_minute: NonZeroU32,
+    /// Post-game analyses one client address may have computed at once.
+    #[arg(long, env = "BAGHCHAL_ANALYSIS_BURST", default_value_t = AnalysisLimit::default().burst)]
+    analysis_burst: NonZeroU32,
+    /// Post-game analyses one client address may have computed per hour
+    /// (after its burst).
+    #[arg(long, env = "BAGHCHAL_ANALYSES_PER_HOUR", default_value_t = AnalysisLimit::default().per_hour)]
+    analyses_per_hour: NonZeroU32,
+    /// Analysis-board requests one client address may have in flight.
+    #[arg(long, env = "BAGHCHAL_ANALYSIS_BOARD_PER_ADDRESS", default_value_t = AnalysisLimit::default().board_per_address)]
+    analysis_board_per_address: usize,
     /// Take the client's address from the last X-Forwarded-For entry: only
     /// behind a proxy that sets it and is the only way in.
     #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
@@ -124,6 +168,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    match connections::raise_open_files_limit() {
+        Ok((before, after)) if before != after => {
+            tracing::info!(
+                before,
+                after,
+                "raised the open files limit to its hard limit"
+            )
+        }
+        Ok((_, limit)) => tracing::info!(limit, "the open files limit is at its hard limit"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open files limit"),
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -150,6 +205,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             burst: args.table_burst,
             per_minute: args.tables_per_minute,
         };
+        config.analysis_limit = AnalysisLimit {
+            burst: args.analysis_burst,
+            per_hour: args.analyses_per_hour,
+            board_per_address: args.analysis_board_per_address,
+        };
         config.trust_proxy = args.trust_proxy;
         config.static_dir = args.static_dir;
         config.tablebase = tablebase_slot(
@@ -161,6 +221,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.rate = RateLimit {
             burst: args.ws_burst,
             per_second: args.ws_rate,
+        };
+        config.limits = Limits {
+            max_connections: args.max_connections,
+            connections_per_address: args.connections_per_address,
+            max_websockets: args.max_websockets,
+            websockets_per_address: args.websockets_per_address,
+            header_timeout: args.header_timeout,
+            hello_timeout: args.hello_timeout,
+            hello_burst: args.hello_burst,
+            hellos_per_minute: args.hellos_per_minute,
+            control_burst: args.ws_control_burst,
+            control_per_second: args.ws_control_rate,
         };
         let metrics = match args.metrics_addr {
             Some(at) => Some(

@@ -55,6 +55,15 @@ impl ServerProcess {
             "1000000".into(),
             "--tables-per-minute".into(),
             "1000000".into(),
+            // And every socket.
+            "--connections-per-address".into(),
+            "1000000".into(),
+            "--websockets-per-address".into(),
+            "1000000".into(),
+            "--hello-burst".into(),
+            "1000000".into(),
+            "--hellos-per-minute".into(),
+            "1000000".into(),
         ];
         args.extend(extra.iter().cloned());
         ServerProcess::spawn(binary, &args, log, data).await

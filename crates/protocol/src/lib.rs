@@ -1083,11 +1083,13 @@ pub enum CloseCode {
     TooSlow,
     /// 4002: the client answered nothing, not even pings, for too long.
     Unresponsive,
+    /// 4003: the socket joined no table within 10 seconds of opening.
+    NoHello,
 }
 
 impl CloseCode {
     /// Every close code, in order.
-    pub const ALL: [CloseCode; 7] = [
+    pub const ALL: [CloseCode; 8] = [
         CloseCode::ShuttingDown,
         CloseCode::RateLimited,
         CloseCode::TooLarge,
@@ -1095,6 +1097,7 @@ impl CloseCode {
         CloseCode::Replaced,
         CloseCode::TooSlow,
         CloseCode::Unresponsive,
+        CloseCode::NoHello,
     ];
 
     /// The close frame's code.
@@ -1111,6 +1114,7 @@ impl CloseCode {
             CloseCode::Replaced => 4000,
             CloseCode::TooSlow => 4001,
             CloseCode::Unresponsive => 4002,
+            CloseCode::NoHello => 4003,
         }
     }
 
@@ -1124,6 +1128,7 @@ impl CloseCode {
             CloseCode::Replaced => "replaced by a newer connection",
             CloseCode::TooSlow => "too slow",
             CloseCode::Unresponsive => "no answer to pings",
+            CloseCode::NoHello => "no hello in time",
         }
     }
 
@@ -1137,6 +1142,7 @@ impl CloseCode {
             CloseCode::Replaced => "REPLACED",
             CloseCode::TooSlow => "TOO_SLOW",
             CloseCode::Unresponsive => "UNRESPONSIVE",
+            CloseCode::NoHello => "NO_HELLO",
         }
     }
 }

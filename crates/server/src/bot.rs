@@ -91,12 +91,22 @@ fn source(source: Source) -> wire::EvaluationSource {
     }
 }
 
-/// The computer players of every table: the bot and the bound on how many
-/// think at once. Cheap to clone.
+/// The computer players of every table, and its analyses: the bot, the
+/// bound on how many positions it thinks about at once for moves, and
+/// apart from those the analyses' own threads. Cheap to clone.
+///
+/// A computer's move at a table in play never waits for an analysis: the
+/// moves have their `threads` thinkers to themselves, and the analyses (a
+/// finished game's review, the analysis board) run on their own `threads`
+/// threads at nice [`ANALYSIS_NICE`], so that where the two share a core
+/// the kernel gives the move's thread about ten times the analysis
+/// thread's time.
 #[derive(Clone)]
 pub struct Computer {
     bot: Arc<dyn Bot>,
     thinkers: Arc<Semaphore>,
+    /// The analyses' threads.
+    analysts: Arc<Analysts>,
     /// Analysis-board requests in flight (thinking or waiting for a
     /// thinker), [`BOARDS_PER_THINKER`] a thinker: one more is refused
     /// rather than queued.
@@ -106,6 +116,82 @@ pub struct Computer {
 /// Analysis-board requests in flight per thinker: a person stepping
 /// quickly through a line waits a few of them, a flood is refused.
 pub const BOARDS_PER_THINKER: usize = 8;
+
+/// The nice value of the analyses' threads: a thread at nice 10 weighs
+/// about a tenth of one at 0 in the kernel's fair share (110 against
+/// 1024).
+pub const ANALYSIS_NICE: i32 = 10;
+
+/// The analyses' own threads, at a lower priority than the moves'.
+struct Analysts {
+    /// At most as many analyses at once as there are threads.
+    slots: Semaphore,
+    /// `None` where the pool could not start: analyses then share the
+    /// runtime's blocking threads.
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Analysts {
+    fn new(threads: usize) -> Analysts {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("analysis-{i}"))
+            .start_handler(|_| lower_priority())
+            .panic_handler(|_| tracing::error!("an analysis thread panicked"))
+            .build();
+        let pool = match pool {
+            Ok(pool) => Some(pool),
+            Err(e) => {
+                tracing::warn!(error = %e, "no threads of their own for analyses");
+                None
+            }
+        };
+        Analysts {
+            slots: Semaphore::new(threads),
+            pool,
+        }
+    }
+
+    /// Runs `job` on an analysis thread once one is free; `None` when the
+    /// job failed.
+    async fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let _slot = self.slots.acquire().await.ok()?;
+        match &self.pool {
+            Some(pool) => {
+                let (done, result) = tokio::sync::oneshot::channel();
+                pool.spawn(move || {
+                    let _ = done.send(job());
+                });
+                result.await.ok()
+            }
+            None => tokio::task::spawn_blocking(job).await.ok(),
+        }
+    }
+}
+
+/// Lowers the calling thread's priority to [`ANALYSIS_NICE`] (Linux: the
+/// nice value is the thread's own).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid and setpriority only read their arguments and
+        // change the calling thread's nice value.
+        let niced = unsafe {
+            let tid = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, ANALYSIS_NICE) == 0
+        };
+        if !niced {
+            tracing::warn!(
+                error = %std::io::Error::last_os_error(),
+                "cannot lower an analysis thread's priority"
+            );
+        }
+    }
+}
+
+/// A place among the analysis-board requests in flight, given back on
+/// drop.
+pub struct BoardSlot(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
 
 /// Why the computer did not value a position.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -117,50 +203,66 @@ pub enum Unavailable {
 }
 
 impl Computer {
-    /// At most `threads` positions are thought about at once.
+    /// At most `threads` positions are thought about at once for moves,
+    /// and `threads` analyses at once beside them.
     pub fn new(bot: Arc<dyn Bot>, threads: usize) -> Computer {
+        let threads = threads.max(1);
         Computer {
             bot,
-            thinkers: Arc::new(Semaphore::new(threads.max(1))),
-            boards: Arc::new(Semaphore::new(threads.max(1) * BOARDS_PER_THINKER)),
+            thinkers: Arc::new(Semaphore::new(threads)),
+            analysts: Arc::new(Analysts::new(threads)),
+            boards: Arc::new(Semaphore::new(threads * BOARDS_PER_THINKER)),
         }
     }
 
-    /// Reviews every action of `game` on a thinker's thread; `None` when
+    /// Reviews every action of `game` on an analysis thread; `None` when
     /// the bot cannot analyse or its thread failed.
     pub async fn analyse(&self, game: Game) -> Option<Vec<wire::ActionReview>> {
-        let _permit = self.thinkers.acquire().await.ok()?;
         let bot = Arc::clone(&self.bot);
-        match tokio::task::spawn_blocking(move || bot.analyse(&game)).await {
-            Ok(reviews) => reviews,
-            Err(e) => {
-                tracing::error!(error = %e, "the analysis thread failed");
-                None
-            }
+        let reviews = self.analysts.run(move || bot.analyse(&game)).await;
+        if reviews.is_none() {
+            tracing::error!("the analysis thread failed");
         }
+        reviews.flatten()
     }
 
-    /// Values every legal action of `position` on a thinker's thread, or
+    /// Values every legal action of `position` on an analysis thread, or
     /// says why not. A request beyond [`BOARDS_PER_THINKER`] a thinker in
     /// flight is refused at once.
     pub async fn value_actions(
         &self,
         position: Position,
     ) -> Result<Vec<wire::ActionValue>, Unavailable> {
-        let _board = self.boards.try_acquire().map_err(|_| Unavailable::Busy)?;
-        let _permit = self
-            .thinkers
-            .acquire()
-            .await
-            .map_err(|_| Unavailable::Failed)?;
+        let slot = self.board_slot()?;
+        self.value_actions_in(&slot, position).await
+    }
+
+    /// [`Computer::value_actions`] in a place already taken.
+    pub async fn value_actions_in(
+        &self,
+        _slot: &BoardSlot,
+        position: Position,
+    ) -> Result<Vec<wire::ActionValue>, Unavailable> {
         let bot = Arc::clone(&self.bot);
-        match tokio::task::spawn_blocking(move || bot.value_actions(&position)).await {
-            Ok(values) => values.ok_or(Unavailable::Failed),
-            Err(e) => {
-                tracing::error!(error = %e, "the analysis thread failed");
+        match self
+            .analysts
+            .run(move || bot.value_actions(&position))
+            .await
+        {
+            Some(values) => values.ok_or(Unavailable::Failed),
+            None => {
+                tracing::error!("the analysis thread failed");
                 Err(Unavailable::Failed)
             }
         }
+    }
+
+    /// A place among the analysis-board requests in flight, or `Busy`.
+    pub fn board_slot(&self) -> Result<BoardSlot, Unavailable> {
+        Arc::clone(&self.boards)
+            .try_acquire_owned()
+            .map(BoardSlot)
+            .map_err(|_| Unavailable::Busy)
     }
 
     /// Chooses an action for `position`, waiting for a free thinker first.
@@ -202,6 +304,43 @@ mod tests {
             let _ = self.0.lock().ok()?.recv();
             Some(Vec::new())
         }
+    }
+
+    /// A bot whose post-game analysis waits until the test opens its gate,
+    /// and that moves at once.
+    struct SlowReview(Mutex<mpsc::Receiver<()>>);
+
+    impl Bot for SlowReview {
+        fn choose(&self, position: &Position, _: Level, _: u64) -> Option<Action> {
+            position.legal_actions().into_iter().next()
+        }
+
+        fn analyse(&self, _: &Game) -> Option<Vec<wire::ActionReview>> {
+            let _ = self.0.lock().ok()?.recv();
+            Some(Vec::new())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_computer_move_does_not_wait_for_an_analysis() {
+        let (open, gate) = mpsc::channel();
+        let computer = Computer::new(Arc::new(SlowReview(Mutex::new(gate))), 1);
+        let review = tokio::spawn({
+            let computer = computer.clone();
+            async move { computer.analyse(Game::new(Default::default())).await }
+        });
+        // The one thinker's worth of analysis is busy until the gate
+        // opens; the move is chosen meanwhile (a guard, not a timing).
+        let chosen = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            computer.choose(Position::default(), Level::MIN, 1),
+        )
+        .await
+        .expect("the move did not wait for the analysis");
+        assert!(chosen.is_some());
+        assert!(!review.is_finished());
+        open.send(()).unwrap();
+        assert_eq!(review.await.unwrap(), Some(Vec::new()));
     }
 
     #[tokio::test]

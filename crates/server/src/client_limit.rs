@@ -30,6 +30,39 @@ impl Default for TableLimit {
     }
 }
 
+/// The budget of post-game analyses one client address may have computed
+/// (one served from storage, or computed for someone else, costs nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnalysisLimit {
+    /// Analyses an address may have computed at once.
+    pub burst: NonZeroU32,
+    /// Analyses an address may have computed per hour once the burst is
+    /// spent.
+    pub per_hour: NonZeroU32,
+    /// Analysis-board requests an address may have in flight at once.
+    pub board_per_address: usize,
+}
+
+impl Default for AnalysisLimit {
+    /// 10 at once, then 30 an hour: a player reviews the games they play;
+    /// 4 analysis-board requests in flight: a person stepping quickly
+    /// through a line waits a few.
+    fn default() -> AnalysisLimit {
+        AnalysisLimit {
+            burst: NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN),
+            per_hour: NonZeroU32::new(30).unwrap_or(NonZeroU32::MIN),
+            board_per_address: 4,
+        }
+    }
+}
+
+impl AnalysisLimit {
+    /// As a quota per address.
+    pub fn quota(self) -> Quota {
+        Quota::per_hour(self.per_hour).allow_burst(self.burst)
+    }
+}
+
 /// Addresses remembered before the idle ones are forgotten.
 const FORGET_ABOVE: usize = 10_000;
 

@@ -17,11 +17,14 @@ pub(crate) mod batch;
 pub mod bot;
 pub mod client_limit;
 pub mod cluster;
+pub mod connections;
 pub(crate) mod handle;
 pub(crate) mod headers;
 pub mod http;
+mod listen;
 pub(crate) mod origin;
 pub(crate) mod page;
+pub(crate) mod single_flight;
 pub(crate) mod state;
 pub(crate) mod stats;
 pub mod storage;
@@ -39,7 +42,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -89,6 +92,11 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// The table-creation budget of one client address.
     pub table_limit: client_limit::TableLimit,
+    /// The post-game analyses one client address may have computed.
+    pub analysis_limit: client_limit::AnalysisLimit,
+    /// Caps on connections and websockets, their deadlines, and the
+    /// budgets of `hello`s and control frames.
+    pub limits: connections::Limits,
     /// Whether a proxy in front sets `X-Forwarded-For` (the client's
     /// address is then the last one in it).
     pub trust_proxy: bool,
@@ -121,6 +129,8 @@ impl Config {
             liveness: ws::Liveness::default(),
             allow_origins: Vec::new(),
             table_limit: client_limit::TableLimit::default(),
+            limits: connections::Limits::default(),
+            analysis_limit: client_limit::AnalysisLimit::default(),
             trust_proxy: false,
             tablebase: TablebaseSlot::off(),
             cluster: None,
@@ -189,26 +199,48 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
     let public_url = state.public_url.clone();
     headers::with_security_headers(router, &public_url)
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().on_failure(http::error::log_failure))
         .with_state(state)
 }
 
 async fn websocket(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if !state.origins.admits(&headers) {
         return http::error::HttpError::ForbiddenOrigin.into_response();
     }
+    let address = client_limit::client_address(peer, &headers, state.trust_proxy);
+    let pass = match state.websockets.enter(Some(address)) {
+        Ok(pass) => pass,
+        Err(refusal) => {
+            tracing::debug!(%address, reason = refusal.label(), "websocket refused");
+            stats::websocket_refused(refusal);
+            return http::error::HttpError::TooManySockets(refusal).into_response();
+        }
+    };
     let AppState {
         tables,
         shutdown,
         sockets,
         rate,
         liveness,
+        hellos,
+        limits,
         ..
     } = state;
+    let admitted = ws::Admitted {
+        address,
+        pass,
+        hellos,
+        hello_timeout: limits.hello_timeout,
+        control: ws::RateLimit {
+            burst: limits.control_burst,
+            per_second: limits.control_per_second,
+        },
+    };
     upgrade
         // Up to this bound an oversized message is read whole and refused
         // by the socket's task, which can then close cleanly.
@@ -223,7 +255,9 @@ async fn websocket(
         .read_buffer_size(512)
         .write_buffer_size(ws::WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| {
-            sockets.track_future(ws::serve(socket, tables, rate, liveness, shutdown))
+            sockets.track_future(ws::serve(
+                socket, tables, rate, liveness, admitted, shutdown,
+            ))
         })
 }
 
@@ -305,6 +339,18 @@ pub async fn run_with_metrics(
         origins,
         creation_limit: client_limit::CreationLimit::new(config.table_limit),
         trust_proxy: config.trust_proxy,
+        websockets: connections::Gate::new(
+            config.limits.max_websockets,
+            config.limits.websockets_per_address,
+        ),
+        hellos: connections::AddressBudget::hellos(&config.limits),
+        limits: config.limits,
+        analyses: connections::AddressBudget::new(config.analysis_limit.quota()),
+        boards_by_address: connections::Gate::new(
+            usize::MAX,
+            config.analysis_limit.board_per_address,
+        ),
+        reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),
     };
@@ -340,18 +386,21 @@ pub async fn run_with_metrics(
     background.close();
     config.tablebase.start()?;
     let signal = token.clone();
-    let server = axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let stop = async move {
         shutdown.await;
         tracing::info!("shutting down");
         signal.cancel();
-    });
-    let served = server.await;
+    };
+    let admission = listen::Admission {
+        gate: connections::Gate::new(
+            config.limits.max_connections,
+            config.limits.connections_per_address,
+        ),
+        per_address: !config.trust_proxy,
+        header_timeout: config.limits.header_timeout,
+    };
+    listen::serve(listener, router, admission, stop, token.clone()).await;
     config.tablebase.stop().await;
-    served?;
     // The sockets saw the cancellation and are sending their close frames.
     sockets.close();
     if tokio::time::timeout(Duration::from_secs(5), sockets.wait())

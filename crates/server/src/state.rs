@@ -7,10 +7,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::bot::Computer;
+use crate::single_flight::SingleFlight;
 use crate::storage::Storage;
 use crate::tablebase::TablebaseSlot;
 use crate::tables::Tables;
-use crate::{client_limit, origin, ws};
+use crate::{client_limit, connections, origin, ws};
 
 /// What the HTTP handlers share.
 #[derive(Clone)]
@@ -35,6 +36,19 @@ pub struct AppState {
     pub creation_limit: client_limit::CreationLimit,
     /// Whether to take the client's address from `X-Forwarded-For`.
     pub trust_proxy: bool,
+    /// The websockets open, overall and per address.
+    pub websockets: connections::Gate,
+    /// The `hello` budget of each address.
+    pub hellos: connections::AddressBudget,
+    /// The caps and deadlines of connections.
+    pub limits: connections::Limits,
+    /// The analysis-board requests each address has in flight.
+    pub boards_by_address: connections::Gate,
+    /// The post-game analyses each address may have computed.
+    pub analyses: connections::AddressBudget,
+    /// The post-game analyses being computed, by table, game and board,
+    /// each once however many ask (their JSON).
+    pub reviews: SingleFlight<(String, u32, u8), Arc<str>>,
     /// The computer, for post-game analysis.
     pub computer: Computer,
     /// The tablebase, for `/readyz`.

@@ -11,8 +11,15 @@
 //! | `baghchal_commit_batch_size` | histogram | |
 //! | `baghchal_action_stage_seconds` | histogram | `stage`: see [`ActionStage`] |
 //! | `baghchal_engine_think_seconds` | histogram | `level` |
-//! | `baghchal_socket_closes_total` | counter | `code` (1001, 1008, 1009, 4000, 4001, 4002) |
+//! | `baghchal_socket_closes_total` | counter | `code` (1001, 1008, 1009, 1012, 4000, 4001, 4002, 4003) |
+//! | `baghchal_connections_refused_total` | counter | `reason`: `total` or `address` (the cap that was full) |
+//! | `baghchal_header_timeouts_total` | counter | (connections closed for slow headers or idleness) |
+//! | `baghchal_websockets_refused_total` | counter | `reason`: `total` or `address` |
+//! | `baghchal_hellos_rate_limited_total` | counter | |
+//! | `baghchal_control_frames_refused_total` | counter | (sockets closed for too many pings or pongs) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
+//! | `baghchal_analyses_rate_limited_total` | counter | (post-game analyses refused for an address's budget) |
+//! | `baghchal_analysis_board_refused_total` | counter | `reason`: `busy` (503: every place in flight taken) or `address` (429: the address's share taken) |
 //! | `baghchal_relay_frames_lost_total` | counter | (frames from a table's owner that never arrived) |
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
 //! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
@@ -224,9 +231,45 @@ pub fn closed(code: CloseCode) {
     counter!("baghchal_socket_closes_total", "code" => code.code().to_string()).increment(1);
 }
 
+/// A connection was closed as soon as it was accepted: a cap was full.
+pub fn connection_refused(refusal: crate::connections::Refusal) {
+    counter!("baghchal_connections_refused_total", "reason" => refusal.label()).increment(1);
+}
+
+/// A connection was closed for taking too long over a request's headers,
+/// or for staying idle too long between requests.
+pub fn header_timeout() {
+    counter!("baghchal_header_timeouts_total").increment(1);
+}
+
+/// A websocket upgrade was refused: a cap was full.
+pub fn websocket_refused(refusal: crate::connections::Refusal) {
+    counter!("baghchal_websockets_refused_total", "reason" => refusal.label()).increment(1);
+}
+
+/// A `hello` was refused for its address's budget.
+pub fn hello_rate_limited() {
+    counter!("baghchal_hellos_rate_limited_total").increment(1);
+}
+
+/// A socket was closed for sending too many control frames.
+pub fn control_frames_refused() {
+    counter!("baghchal_control_frames_refused_total").increment(1);
+}
+
 /// A table request was refused for its address's budget.
 pub fn tables_rate_limited() {
     counter!("baghchal_tables_rate_limited_total").increment(1);
+}
+
+/// A post-game analysis was refused for its address's budget.
+pub fn analyses_rate_limited() {
+    counter!("baghchal_analyses_rate_limited_total").increment(1);
+}
+
+/// An analysis-board request was refused for load: `busy` or `address`.
+pub fn analysis_board_refused(reason: &'static str) {
+    counter!("baghchal_analysis_board_refused_total", "reason" => reason).increment(1);
 }
 
 /// A frame relayed from a table's owner to a socket held here went

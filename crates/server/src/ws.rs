@@ -1,6 +1,7 @@
 //! One task per websocket: reads the client's messages, joins a table,
 //! forwards commands to it and writes what the table sends back.
 
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::batch::write_batch;
+use crate::connections::{AddressBudget, Pass};
 use crate::handle::TableHandle;
 use crate::stats::{self, SocketRole};
 use crate::table::conn::{encode, ConnId, Member, Outgoing, OUTBOX_LEN};
@@ -84,25 +86,45 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 /// before the flush.
 pub const WRITE_BUFFER_BYTES: usize = 32 * 1024;
 
+/// What a websocket was admitted with, besides its message budget.
+pub struct Admitted {
+    /// The client's address.
+    pub address: IpAddr,
+    /// Its place among the websockets, given back when it closes.
+    pub pass: Pass,
+    /// The `hello` budget of every address.
+    pub hellos: AddressBudget,
+    /// How long it may stay open without joining a table.
+    pub hello_timeout: Duration,
+    /// Its budget of control frames (ping, pong).
+    pub control: RateLimit,
+}
+
 /// Serves one websocket until either side closes it or the server stops.
 pub async fn serve(
     socket: WebSocket,
     tables: Tables,
     rate: RateLimit,
     liveness: Liveness,
+    admitted: Admitted,
     shutdown: CancellationToken,
 ) {
     let conn = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let span = tracing::info_span!("conn", conn_id = conn, table_id = tracing::field::Empty);
+    let control = admitted.control;
     Connection {
         conn,
         socket,
         tables,
         shutdown,
         limiter: RateLimiter::direct(Quota::per_second(rate.per_second).allow_burst(rate.burst)),
+        control: RateLimiter::direct(
+            Quota::per_second(control.per_second).allow_burst(control.burst),
+        ),
         liveness,
         joined: None,
         role: Counted::new(SocketRole::Unjoined),
+        admitted,
     }
     .run()
     .instrument(span)
@@ -131,6 +153,10 @@ struct Connection {
     shutdown: CancellationToken,
     /// The per-connection message budget.
     limiter: DefaultDirectRateLimiter,
+    /// The per-connection budget of control frames.
+    control: DefaultDirectRateLimiter,
+    /// The client's address, its place and its deadline for `hello`.
+    admitted: Admitted,
     /// When to ping, and when to give up.
     liveness: Liveness,
     /// The table, once `hello` succeeded.
@@ -224,7 +250,10 @@ impl Connection {
         tokio::pin!(shutdown);
         let check = tokio::time::sleep_until(heard + self.liveness.ping_after);
         tokio::pin!(check);
+        let no_hello = tokio::time::sleep(self.admitted.hello_timeout);
+        tokio::pin!(no_hello);
         loop {
+            let unjoined = self.joined.is_none();
             let outgoing = async {
                 match &mut self.joined {
                     Some(joined) => joined.inbox.recv().await,
@@ -234,6 +263,10 @@ impl Connection {
             tokio::select! {
                 biased;
                 () = &mut shutdown => return End::Close(CloseCode::ShuttingDown),
+                () = &mut no_hello, if unjoined => {
+                    tracing::debug!("no hello in time");
+                    return End::Close(CloseCode::NoHello);
+                }
                 () = &mut check => {
                     // The silence allowed: until a ping, then until giving up.
                     let due = heard
@@ -275,7 +308,13 @@ impl Connection {
                             End::Gone
                         };
                     }
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                        if self.control.check().is_err() {
+                            stats::control_frames_refused();
+                            let _ = self.send_error(None, ErrorCode::RateLimited, "too many pings or pongs".into()).await;
+                            return End::Close(CloseCode::RateLimited);
+                        }
+                    }
                     Some(Ok(message)) if data_len(&message) > MAX_FRAME_BYTES => {
                         let _ = self.send_error(None, ErrorCode::TooLarge, "messages are limited to 16 KiB".into()).await;
                         return End::Close(CloseCode::TooLarge);
@@ -369,6 +408,17 @@ impl Connection {
                     "this socket has already joined a table".into(),
                 )
                 .await;
+        }
+        if self.admitted.hellos.check(self.admitted.address).is_err() {
+            stats::hello_rate_limited();
+            let _ = self
+                .send_error(
+                    None,
+                    ErrorCode::RateLimited,
+                    "too many hellos from this address".into(),
+                )
+                .await;
+            return Some(End::Close(CloseCode::RateLimited));
         }
         // A table unloaded while idle between the lookup and the join is
         // looked up again, once: the second lookup loads it afresh.

@@ -41,7 +41,9 @@ impl Server {
             .args(["--addr", "127.0.0.1:0", "--log", &log, "--no-tablebase"])
             .args(args)
             .env("BAGHCHAL_WS_RATE", "100000")
-            .env("BAGHCHAL_WS_BURST", "100000");
+            .env("BAGHCHAL_WS_BURST", "100000")
+            .env("BAGHCHAL_HELLO_BURST", "100000")
+            .env("BAGHCHAL_HELLOS_PER_MINUTE", "100000");
         command
     }
 

@@ -6,7 +6,9 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -17,6 +19,7 @@ use baghchal_rules::{Action, Game, Position, Rules};
 use super::error::HttpError;
 use super::request::read_json_post;
 use crate::bot::Unavailable;
+use crate::client_limit::client_address;
 use crate::state::AppState;
 use baghchal_table::names::{
     format_from_wire, format_to_wire, phase_to_wire, result_to_wire, side_to_wire,
@@ -26,6 +29,12 @@ use baghchal_table::options::{rules_from_variant, variant_of};
 /// The largest analysis request body, in bytes: a pasted game of OBX
 /// lines is about 45 bytes a ply.
 pub const MAX_ANALYSIS_BODY: usize = 64 * 1024;
+
+/// The most words (runs of non-space) of a pasted game, counted before
+/// it is read: a game of [`wire::MAX_ANALYSIS_ACTIONS`] actions takes at
+/// most about 5 a ply (OBX, a position a line), 1.5 (the PyPI move list)
+/// or 1 (a record), with a few lines of headers.
+pub const MAX_PASTED_WORDS: usize = 6 * wire::MAX_ANALYSIS_ACTIONS + 100;
 
 /// Why an analysis request failed.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +54,9 @@ pub enum AnalysisError {
     /// being served.
     #[error("the analysis board is busy")]
     Busy,
+    /// This client address has as many requests in flight as it may.
+    #[error("too many analysis-board requests from this address")]
+    AddressBusy,
     /// A pasted text does not parse in its notation.
     #[error("{message}")]
     InvalidNotation {
@@ -66,6 +78,16 @@ impl IntoResponse for AnalysisError {
                     message: "the analysis board is busy; try again in a moment".into(),
                 };
                 return (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+            }
+            AnalysisError::AddressBusy => {
+                let body = ApiError {
+                    error: ApiErrorCode::RateLimited,
+                    field: None,
+                    message: "too many analysis-board requests from this address at once; \
+                              wait for their answers"
+                        .into(),
+                };
+                return (StatusCode::TOO_MANY_REQUESTS, Json(body)).into_response();
             }
             AnalysisError::IllegalAction { field, message } => {
                 (ApiErrorCode::IllegalAction, field, message)
@@ -105,6 +127,19 @@ pub fn game_of(request: &AnalysisRequest) -> Result<(Game, Option<Format>), Anal
             return Err(invalid_field(
                 "game",
                 "give either a game or a start and actions, not both",
+            ));
+        }
+        // Bounded before anything is read: no notation needs this many
+        // words for a game within the action cap.
+        let words = pasted.text.split_whitespace().count();
+        if words > MAX_PASTED_WORDS {
+            return Err(invalid_field(
+                "game",
+                format!(
+                    "a pasted game has at most {MAX_PASTED_WORDS} words here, not {words} \
+                     (at most {} actions)",
+                    wire::MAX_ANALYSIS_ACTIONS
+                ),
             ));
         }
         let format = match pasted.format {
@@ -176,22 +211,43 @@ pub fn game_of(request: &AnalysisRequest) -> Result<(Game, Option<Format>), Anal
 /// `POST /api/analysis`.
 pub async fn analyse(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<AnalysisBoard>, AnalysisError> {
     let request: AnalysisRequest =
         read_json_post(&state.origins, &headers, body, MAX_ANALYSIS_BODY)?;
-    let (game, format) = game_of(&request)?;
+    // One address holds only its share of the places in flight.
+    let client = client_address(peer, &headers, state.trust_proxy);
+    let _share = state.boards_by_address.enter(Some(client)).map_err(|_| {
+        crate::stats::analysis_board_refused("address");
+        AnalysisError::AddressBusy
+    })?;
+    // The place in flight is taken before the line is read, and the line
+    // (a pasted game is a replay) is read off the async threads.
+    let slot = state
+        .computer
+        .board_slot()
+        .map_err(|_| AnalysisError::Busy)?;
+    let (game, format) = tokio::task::spawn_blocking(move || game_of(&request))
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "reading an analysis request failed");
+            AnalysisError::Http(HttpError::AnalysisFailed)
+        })??;
     let position = game.position().clone();
     let legal = if position.is_finished() {
         Vec::new()
     } else {
         state
             .computer
-            .value_actions(position.clone())
+            .value_actions_in(&slot, position.clone())
             .await
             .map_err(|e| match e {
-                Unavailable::Busy => AnalysisError::Busy,
+                Unavailable::Busy => {
+                    crate::stats::analysis_board_refused("busy");
+                    AnalysisError::Busy
+                }
                 Unavailable::Failed => AnalysisError::Http(HttpError::AnalysisFailed),
             })?
     };
@@ -257,6 +313,21 @@ mod tests {
         );
         let long = format!(r#"{{"actions":[{}]}}"#, vec!["\"c3\""; 1001].join(","));
         assert_eq!(message(&long).0, "actions");
+    }
+
+    #[test]
+    fn a_pasted_game_of_too_many_words_is_refused_before_it_is_read() {
+        // Read, it would be refused at its second action (c3 is taken).
+        let text = format!("actions {}", vec!["c3"; MAX_PASTED_WORDS].join(" "));
+        let request = format!(r#"{{"game":{{"format":"record","text":"{text}"}}}}"#);
+        let (field, said) = message(&request);
+        assert_eq!(field, "game");
+        assert!(said.contains("words"), "{said}");
+        // Within the bound, the same text is read (and refused for its
+        // second action).
+        let text = "actions c3 c3";
+        let request = format!(r#"{{"game":{{"format":"record","text":"{text}"}}}}"#);
+        assert!(!message(&request).1.contains("words"));
     }
 
     #[test]

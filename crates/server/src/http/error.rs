@@ -24,6 +24,10 @@ pub enum HttpError {
     /// The client created too many tables; it may try again after this.
     #[error("too many tables")]
     TooManyTables(std::time::Duration),
+    /// The client had too many games analysed; it may try again after
+    /// this.
+    #[error("too many analyses")]
+    TooManyAnalyses(std::time::Duration),
     /// The request does not say its body is JSON.
     #[error("the body is not declared as JSON")]
     NotJson,
@@ -44,6 +48,9 @@ pub enum HttpError {
     /// The computer could not analyse the game.
     #[error("analysis failed")]
     AnalysisFailed,
+    /// Too many websockets are open, from this address or in all.
+    #[error("too many sockets")]
+    TooManySockets(crate::connections::Refusal),
     /// The server cannot take it now.
     #[error(transparent)]
     Unavailable(#[from] TablesError),
@@ -76,6 +83,14 @@ impl HttpError {
                     retry_after(wait)
                 ),
             ),
+            HttpError::TooManyAnalyses(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "too many analyses from this address; try again in {} s",
+                    retry_after(wait)
+                ),
+            ),
             HttpError::NotJson => (
                 ApiErrorCode::UnsupportedMediaType,
                 None,
@@ -99,8 +114,23 @@ impl HttpError {
                 None,
                 "the analysis failed; try again".into(),
             ),
+            HttpError::TooManySockets(crate::connections::Refusal::AddressFull) => (
+                ApiErrorCode::RateLimited,
+                None,
+                "too many sockets from this address; close some first".into(),
+            ),
+            HttpError::TooManySockets(crate::connections::Refusal::Full) => (
+                ApiErrorCode::Unavailable,
+                None,
+                "the server holds all the sockets it can; try again later".into(),
+            ),
             HttpError::Unavailable(e) => {
-                tracing::error!(error = %e, "request failed");
+                if matches!(e, TablesError::Full(_)) {
+                    // A refusal for load, not a fault.
+                    tracing::warn!(error = %e, "request refused");
+                } else {
+                    tracing::error!(error = %e, "request failed");
+                }
                 let message = match e {
                     TablesError::Full(_) => "the server is full; try again later",
                     _ => "the server failed; try again",
@@ -114,7 +144,9 @@ impl HttpError {
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let wait = match &self {
-            HttpError::TooManyTables(wait) => Some(retry_after(*wait)),
+            HttpError::TooManyTables(wait) | HttpError::TooManyAnalyses(wait) => {
+                Some(retry_after(*wait))
+            }
             _ => None,
         };
         let (error, field, message) = self.parts();
@@ -125,6 +157,26 @@ impl IntoResponse for HttpError {
                 .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
+    }
+}
+
+/// How the request log reports a failed response: a 503 is the server
+/// refusing for load (a busy analysis board, the table or socket cap), a
+/// client's flood can make thousands a second, and its cause, when it is
+/// a fault, is logged where it happens; it is logged at DEBUG. Other
+/// failures are logged at ERROR, as tower-http does by default.
+pub fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: std::time::Duration,
+    _span: &tracing::Span,
+) {
+    use tower_http::classify::ServerErrorsFailureClass;
+    let latency_ms = latency.as_millis() as u64;
+    match class {
+        ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE) => {
+            tracing::debug!(latency_ms, "refused for load (503)");
+        }
+        class => tracing::error!(classification = %class, latency_ms, "response failed"),
     }
 }
 
@@ -145,4 +197,61 @@ pub fn api_error(error: ApiErrorCode, field: Option<String>, message: String) ->
         }),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use tower_http::classify::ServerErrorsFailureClass;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    use super::*;
+
+    /// Counts the ERROR events.
+    struct Errors(Arc<AtomicUsize>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Errors {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if *event.metadata().level() == tracing::Level::ERROR {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    #[test]
+    fn a_refusal_for_load_is_not_logged_as_an_error_and_a_fault_is() {
+        let errors = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(Errors(errors.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let span = tracing::Span::none();
+            let ms = std::time::Duration::from_millis(1);
+            for _ in 0..100 {
+                log_failure(
+                    ServerErrorsFailureClass::StatusCode(StatusCode::SERVICE_UNAVAILABLE),
+                    ms,
+                    &span,
+                );
+            }
+            assert_eq!(errors.load(Ordering::SeqCst), 0);
+            log_failure(
+                ServerErrorsFailureClass::StatusCode(StatusCode::INTERNAL_SERVER_ERROR),
+                ms,
+                &span,
+            );
+            assert_eq!(errors.load(Ordering::SeqCst), 1);
+        });
+        let full = HttpError::Unavailable(TablesError::Full(1));
+        let errors_before = errors.load(Ordering::SeqCst);
+        let subscriber = tracing_subscriber::registry().with(Errors(errors.clone()));
+        tracing::subscriber::with_default(subscriber, || {
+            let _ = full.into_response();
+        });
+        assert_eq!(errors.load(Ordering::SeqCst), errors_before);
+    }
 }

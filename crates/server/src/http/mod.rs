@@ -5,7 +5,8 @@ pub mod error;
 pub mod notation;
 pub mod request;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -103,9 +104,13 @@ pub async fn game_record(
 /// `GET /api/tables/{table}/games/{game}/analysis`: every action of a
 /// finished game with its value before and after, from the tablebase where
 /// it covers the position and from a search elsewhere. Computed once, then
-/// stored with the game and served from there.
+/// stored with the game and served from there; requests for a game whose
+/// analysis is being computed wait for that computation, and the one that
+/// starts it spends its address's budget.
 pub async fn game_analysis(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     Path((table, game)): Path<(String, String)>,
     Query(board): Query<BoardQuery>,
 ) -> Result<Response, HttpError> {
@@ -120,9 +125,47 @@ pub async fn game_analysis(
         record_of(&state, &table, number, board).await?;
         return Err(HttpError::GameNotOver);
     };
+    let json: Arc<str> = match stored.analysis {
+        Some(analysis) => analysis.into(),
+        None => {
+            let client = client_address(peer, &headers, state.trust_proxy);
+            let flights = state.reviews.clone();
+            flights
+                .run((table.clone(), number, board), || {
+                    review(&state, &table, number, board, client)
+                })
+                .await?
+        }
+    };
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        json.to_string(),
+    )
+        .into_response())
+}
+
+/// Computes and stores a finished game's analysis, unless an earlier
+/// computation stored it meanwhile; spends one of `client`'s budget.
+async fn review(
+    state: &AppState,
+    table: &str,
+    number: u32,
+    board: u8,
+    client: IpAddr,
+) -> Result<Arc<str>, HttpError> {
+    let stored = state
+        .storage
+        .finished_game(table, number, board)
+        .await
+        .map_err(TablesError::from)?
+        .ok_or(HttpError::NotFound)?;
     if let Some(analysis) = stored.analysis {
-        return Ok(([(header::CONTENT_TYPE, "application/json")], analysis).into_response());
+        return Ok(analysis.into());
     }
+    state.analyses.check(client).map_err(|wait| {
+        crate::stats::analyses_rate_limited();
+        HttpError::TooManyAnalyses(wait)
+    })?;
     let game = stored.game;
     let replayed = game.record.replay().map_err(|e| {
         tracing::error!(table = %game.table, game = game.game, error = %e, "a stored game does not replay");
@@ -138,19 +181,18 @@ pub async fn game_analysis(
         game: game.game,
         actions,
     };
-    match serde_json::to_string(&analysis) {
-        Ok(json) => {
-            if let Err(e) = state
-                .storage
-                .store_analysis(&analysis.table, analysis.game, board, &json)
-                .await
-            {
-                tracing::warn!(error = %e, "storing a game's review failed; it is computed again next time");
-            }
-        }
-        Err(e) => tracing::error!(error = %e, "a review does not serialize"),
+    let json = serde_json::to_string(&analysis).map_err(|e| {
+        tracing::error!(error = %e, "a review does not serialize");
+        HttpError::AnalysisFailed
+    })?;
+    if let Err(e) = state
+        .storage
+        .store_analysis(&analysis.table, analysis.game, board, &json)
+        .await
+    {
+        tracing::warn!(error = %e, "storing a game's review failed; it is computed again next time");
     }
-    Ok(Json(analysis).into_response())
+    Ok(json.into())
 }
 
 /// A game's number and board as a request names them.

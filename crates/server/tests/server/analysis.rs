@@ -77,3 +77,132 @@ async fn a_finished_game_is_analysed_action_by_action(db: &TestDb) {
     server.stop().await;
 }
 on_both!(a_finished_game_is_analysed_action_by_action);
+
+/// The engine, counting its post-game analyses and taking a while over
+/// each (as a long game does), so that requests overlap.
+struct CountingEngine {
+    engine: baghchal_engine::Engine,
+    analyses: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl baghchal_server::bot::Bot for CountingEngine {
+    fn choose(
+        &self,
+        position: &baghchal_rules::Position,
+        level: baghchal_engine::Level,
+        seed: u64,
+    ) -> Option<baghchal_rules::Action> {
+        self.engine.choose(position, level, seed)
+    }
+
+    fn analyse(&self, game: &baghchal_rules::Game) -> Option<Vec<baghchal_protocol::ActionReview>> {
+        self.analyses
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        baghchal_server::bot::Bot::analyse(&self.engine, game)
+    }
+}
+
+/// A server whose engine counts its analyses, with a finished game at a
+/// table; the game's analysis path and the count.
+async fn finished_game_on_counting_server(
+    db: &TestDb,
+    configure: impl FnOnce(&mut baghchal_server::Config),
+) -> (
+    TestServer,
+    String,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    let analyses = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut config = TestServer::config(db);
+    config.bot = std::sync::Arc::new(CountingEngine {
+        engine: baghchal_engine::Engine::new(),
+        analyses: analyses.clone(),
+    });
+    configure(&mut config);
+    let server = TestServer::start_with(config).await;
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    let table = seated.table().to_owned();
+    seated.play_out(&["c3", "a1-b2"]).await;
+    seated
+        .host
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
+    seated.guest.event_at(3).await;
+    (
+        server,
+        format!("/api/tables/{table}/games/1/analysis"),
+        analyses,
+    )
+}
+
+async fn concurrent_requests_for_one_game_cost_one_analysis(db: &TestDb) {
+    let (server, path, analyses) = finished_game_on_counting_server(db, |_| {}).await;
+    let requests: Vec<_> = (0..12)
+        .map(|_| {
+            let addr = server.addr;
+            let path = path.clone();
+            tokio::spawn(async move { crate::common::http(addr, "GET", &path, "").await })
+        })
+        .collect();
+    let mut bodies = std::collections::BTreeSet::new();
+    for request in requests {
+        let (status, body) = request.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        bodies.insert(body);
+    }
+    assert_eq!(bodies.len(), 1, "every request gets the same analysis");
+    assert_eq!(
+        analyses.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "12 requests, one computation"
+    );
+    server.stop().await;
+}
+on_both!(concurrent_requests_for_one_game_cost_one_analysis);
+
+async fn an_address_past_its_analysis_budget_gets_429_but_stored_ones_still(db: &TestDb) {
+    let (server, path, analyses) = finished_game_on_counting_server(db, |config| {
+        config.analysis_limit = baghchal_server::client_limit::AnalysisLimit {
+            burst: std::num::NonZeroU32::new(1).unwrap(),
+            per_hour: std::num::NonZeroU32::new(1).unwrap(),
+            ..Default::default()
+        };
+    })
+    .await;
+    let (status, first) = server.get(&path).await;
+    assert_eq!(status, 200, "{first}");
+    // A second finished game at another table: its analysis would be
+    // computed, and the address has spent its budget.
+    let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    let table = seated.table().to_owned();
+    seated
+        .host
+        .send(&ClientMessage::Resign {
+            id: None,
+            board: None,
+        })
+        .await;
+    seated.guest.event_at(1).await;
+    let (status, head, body) = crate::common::http_with(
+        server.addr,
+        "GET",
+        &format!("/api/tables/{table}/games/1/analysis"),
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(status, 429, "{body}");
+    let error: ApiError = serde_json::from_str(&body).unwrap();
+    assert_eq!(error.error, baghchal_protocol::ApiErrorCode::RateLimited);
+    assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
+    // The stored analysis costs nothing.
+    let (status, again) = server.get(&path).await;
+    assert_eq!((status, again), (200, first));
+    assert_eq!(analyses.load(std::sync::atomic::Ordering::SeqCst), 1);
+    server.stop().await;
+}
+on_both!(an_address_past_its_analysis_budget_gets_429_but_stored_ones_still);

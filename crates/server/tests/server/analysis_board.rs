@@ -274,3 +274,77 @@ async fn a_start_whose_ply_contradicts_its_side_to_move_is_refused_with_the_reas
     );
     server.stop().await;
 }
+
+/// A computer whose analysis board tells the test when it starts on a
+/// position and waits until the test lets it answer.
+struct HeldBoard {
+    started: std::sync::Mutex<std::sync::mpsc::Sender<()>>,
+    gate: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl baghchal_server::bot::Bot for HeldBoard {
+    fn choose(
+        &self,
+        _: &baghchal_rules::Position,
+        _: baghchal_engine::Level,
+        _: u64,
+    ) -> Option<baghchal_rules::Action> {
+        None
+    }
+
+    fn value_actions(
+        &self,
+        _: &baghchal_rules::Position,
+    ) -> Option<Vec<baghchal_protocol::ActionValue>> {
+        let _ = self.started.lock().ok()?.send(());
+        let _ = self.gate.lock().ok()?.recv();
+        Some(Vec::new())
+    }
+}
+
+#[tokio::test]
+async fn one_address_holds_only_its_share_of_the_analysis_board() {
+    let db = crate::common::TestDb::sqlite();
+    let mut config = crate::common::TestServer::config(&db);
+    let (started, started_rx) = std::sync::mpsc::channel();
+    let (open, gate) = std::sync::mpsc::channel();
+    config.bot = std::sync::Arc::new(HeldBoard {
+        started: std::sync::Mutex::new(started),
+        gate: std::sync::Mutex::new(gate),
+    });
+    config.bot_threads = 2;
+    config.analysis_limit.board_per_address = 2;
+    let server = crate::common::TestServer::start_with(config).await;
+    let held: Vec<_> = (0..2)
+        .map(|_| {
+            let addr = server.addr;
+            tokio::spawn(
+                async move { crate::common::http(addr, "POST", "/api/analysis", "{}").await },
+            )
+        })
+        .collect();
+    // Both are being thought about.
+    let started_rx = tokio::task::spawn_blocking(move || {
+        for _ in 0..2 {
+            started_rx
+                .recv_timeout(crate::common::PATIENCE)
+                .expect("a request in flight");
+        }
+    });
+    started_rx.await.unwrap();
+    let (status, body) = server.post("/api/analysis", "{}").await;
+    assert_eq!(status, 429, "{body}");
+    let error: ApiError = serde_json::from_str(&body).unwrap();
+    assert_eq!(error.error, baghchal_protocol::ApiErrorCode::RateLimited);
+    for _ in 0..2 {
+        open.send(()).unwrap();
+    }
+    for request in held {
+        assert_eq!(request.await.unwrap().0, 200);
+    }
+    // Answered, the address has its share again.
+    open.send(()).unwrap();
+    let (status, body) = server.post("/api/analysis", "{}").await;
+    assert_eq!(status, 200, "{body}");
+    server.stop().await;
+}

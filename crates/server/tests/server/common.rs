@@ -141,6 +141,10 @@ impl TestServer {
             burst: NonZeroU32::new(100_000).unwrap(),
             per_minute: NonZeroU32::new(100_000).unwrap(),
         };
+        // And every socket; the tests of the limits set their own.
+        config.limits.hello_burst = NonZeroU32::new(100_000).unwrap();
+        config.limits.hellos_per_minute = NonZeroU32::new(100_000).unwrap();
+        config.analysis_limit.burst = NonZeroU32::new(100_000).unwrap();
         config
     }
 
@@ -420,6 +424,23 @@ impl Client {
                 Some(Ok(Message::Close(frame))) => return Err(Closed::Frame(frame)),
                 Some(Ok(_)) => continue,
                 Some(Err(_)) | None => return Err(Closed::Ended),
+            }
+        }
+    }
+
+    /// Waits for the server's next websocket ping, answering it (the
+    /// messages before it are kept in `frames`); panics on a close.
+    pub async fn server_ping(&mut self) {
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a ping from the server");
+            match frame {
+                Some(Ok(Message::Ping(_))) => return,
+                Some(Ok(Message::Text(text))) => self.frames.push(text.to_string()),
+                Some(Ok(Message::Close(frame))) => panic!("the socket closed: {frame:?}"),
+                Some(Ok(_)) => {}
+                other => panic!("the socket ended: {other:?}"),
             }
         }
     }

@@ -12,6 +12,7 @@ mod analysis_board;
 mod bad_input;
 mod clocks;
 mod computer;
+mod connections;
 mod endings;
 mod first_moves;
 mod friend;
