@@ -22,7 +22,7 @@ pub(crate) mod handle;
 pub(crate) mod headers;
 pub mod http;
 mod listen;
-pub(crate) mod origin;
+pub mod origin;
 pub(crate) mod page;
 pub(crate) mod single_flight;
 pub(crate) mod state;
