@@ -32,8 +32,8 @@
 use std::path::Path;
 
 use baghchal_protocol as wire;
-use baghchal_rules::Side;
 use baghchal_table::boards::{Board, Boards};
+use baghchal_table::names::side_name;
 use baghchal_table::options::TableOptions;
 use baghchal_table::play::{Claim, Event, Intent};
 use baghchal_table::seat::Player;
@@ -43,35 +43,28 @@ use baghchal_table::time::Timestamp;
 /// The start of every script's table: 2026-12-01, midnight.
 const START: i64 = 1_796_083_200_000;
 
-fn side(side: Side) -> &'static str {
-    match side {
-        Side::Goat => "goats",
-        Side::Tiger => "tigers",
-    }
-}
-
 fn event_text(board: Board, event: &Event, is_match: bool) -> String {
     let text = match *event {
-        Event::Played { side: s, action } => format!("played {} {action}", side(s)),
-        Event::Resigned { side: s } => format!("resigned {}", side(s)),
-        Event::DrawOffered { side: s } => format!("draw-offered {}", side(s)),
-        Event::DrawDeclined { side: s } => format!("draw-declined {}", side(s)),
+        Event::Played { side: s, action } => format!("played {} {action}", side_name(s)),
+        Event::Resigned { side: s } => format!("resigned {}", side_name(s)),
+        Event::DrawOffered { side: s } => format!("draw-offered {}", side_name(s)),
+        Event::DrawDeclined { side: s } => format!("draw-declined {}", side_name(s)),
         Event::DrawAgreed => "draw-agreed".into(),
-        Event::RematchOffered { side: s } => format!("rematch-offered {}", side(s)),
+        Event::RematchOffered { side: s } => format!("rematch-offered {}", side_name(s)),
         Event::RematchStarted => "rematch-started".into(),
-        Event::Flagged { side: s } => format!("flagged {}", side(s)),
+        Event::Flagged { side: s } => format!("flagged {}", side_name(s)),
         Event::Claimed {
             side: s,
             claim: Claim::Victory,
-        } => format!("claimed-win {}", side(s)),
+        } => format!("claimed-win {}", side_name(s)),
         Event::Claimed {
             side: s,
             claim: Claim::Draw,
-        } => format!("claimed-draw {}", side(s)),
-        Event::Aborted { side: s } => format!("aborted {}", side(s)),
-        Event::RematchDeclined { side: s } => format!("rematch-declined {}", side(s)),
-        Event::RematchWithdrawn { side: s } => format!("rematch-withdrawn {}", side(s)),
-        Event::DrawWithdrawn { side: s } => format!("draw-withdrawn {}", side(s)),
+        } => format!("claimed-draw {}", side_name(s)),
+        Event::Aborted { side: s } => format!("aborted {}", side_name(s)),
+        Event::RematchDeclined { side: s } => format!("rematch-declined {}", side_name(s)),
+        Event::RematchWithdrawn { side: s } => format!("rematch-withdrawn {}", side_name(s)),
+        Event::DrawWithdrawn { side: s } => format!("draw-withdrawn {}", side_name(s)),
     };
     if is_match {
         format!("@{board} {text}")
@@ -171,7 +164,7 @@ fn result_text(boards: &Boards, board: Board) -> String {
         None => "none".into(),
         Some(outcome) => format!(
             "{} {}",
-            outcome.winner().map_or("draw", side),
+            outcome.winner().map_or("draw", side_name),
             outcome.reason()
         ),
     }
@@ -254,7 +247,7 @@ fn run(path: &Path) {
             "absence" => match seats.absence(table) {
                 None => "none".into(),
                 Some((board, absent, since)) => {
-                    let text = format!("{} since {}", side(absent), since.as_millis() - START);
+                    let text = format!("{} since {}", side_name(absent), since.as_millis() - START);
                     if is_match {
                         format!("@{board} {text}")
                     } else {
