@@ -56,7 +56,55 @@
  * Why the HTTP API refused a request (the protocol crate's `ApiErrorCode`).
  * @typedef {'invalid_json' | 'forbidden_origin' | 'not_found' | 'game_not_over' | 'too_large'
  *   | 'unsupported_media_type' | 'invalid_field' | 'illegal_action' | 'invalid_notation'
- *   | 'rate_limited' | 'unavailable'} ApiErrorCode
+ *   | 'rate_limited' | 'unavailable' | 'not_signed_in' | 'wrong_password' | 'name_taken'
+ *   | 'already_account' | 'account_needed'} ApiErrorCode
+ */
+
+/**
+ * A rating as players read it.
+ * @typedef {object} RatingView
+ * @property {string} speed
+ * @property {number} rating
+ * @property {number} deviation
+ * @property {boolean} provisional
+ * @property {number} games
+ */
+
+/**
+ * A table where the player has a seat and a game goes on.
+ * @typedef {object} PlayingGame
+ * @property {string} table
+ * @property {string} url
+ * @property {boolean} lobby
+ */
+
+/**
+ * `GET /api/me`: the current player.
+ * @typedef {object} Me
+ * @property {string} id
+ * @property {string | null} name
+ * @property {RatingView[]} ratings
+ * @property {PlayingGame[]} playing
+ */
+
+/**
+ * `POST /api/account` and `POST /api/session` bodies.
+ * @typedef {object} AccountCredentials
+ * @property {string} name
+ * @property {string} password
+ */
+
+/**
+ * `PUT /api/account/password` body.
+ * @typedef {object} PasswordChange
+ * @property {string} password
+ * @property {string} new_password
+ */
+
+/**
+ * `DELETE /api/account` body.
+ * @typedef {object} AccountClosing
+ * @property {string} password
  */
 
 /**
@@ -72,7 +120,7 @@
  * way once the command is stored. The commands about one game name their
  * `board` (required at a two-board table; elsewhere left out or 1); a
  * rematch is the whole table's and names none.
- * @typedef {{type: 'hello', table: string, token: string, since?: number}
+ * @typedef {{type: 'hello', table: string, token?: string, since?: number}
  *   | {type: 'action', id: string, action: string, board?: BoardNumber}
  *   | {type: 'resign' | 'offer_draw' | 'accept_draw' | 'decline_draw'
  *       | 'claim_victory' | 'claim_draw' | 'abort', id?: string, board?: BoardNumber}

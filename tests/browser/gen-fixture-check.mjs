@@ -25,6 +25,10 @@ const TYPES = [
   ['http.game_analysis', 'GameAnalysis'],
   ['http.analysis_request.', 'AnalysisRequest'],
   ['http.analysis_board', 'AnalysisBoard'],
+  ['http.me', 'Me'],
+  ['http.account_credentials', 'AccountCredentials'],
+  ['http.password_change', 'PasswordChange'],
+  ['http.account_closing', 'AccountClosing'],
 ];
 
 /** @param {string} dir */

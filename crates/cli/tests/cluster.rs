@@ -202,7 +202,7 @@ async fn a_relayed_reconnect_gets_exactly_the_events_it_missed() {
         let mut ws = connect(&relay.addr).await.expect("a socket");
         let hello = ClientMessage::Hello {
             table: table.clone(),
-            token: host_secret.clone(),
+            token: Some(host_secret.clone()),
             since: Some(version - k),
         };
         assert!(send(&mut ws, &hello).await);

@@ -62,7 +62,7 @@ async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
         &mut ws,
         &ClientMessage::Hello {
             table,
-            token,
+            token: Some(token),
             since: None,
         },
     )
@@ -157,7 +157,7 @@ async fn crash_and_recover(database_url: &str) {
             &mut guest,
             &ClientMessage::Hello {
                 table: created.table.clone(),
-                token: invite,
+                token: Some(invite),
                 since: None,
             },
         )
@@ -213,7 +213,7 @@ async fn crash_and_recover(database_url: &str) {
         &mut watcher,
         &ClientMessage::Hello {
             table: tables.last().unwrap().0.clone(),
-            token: watch.expect("a spectator link"),
+            token: Some(watch.expect("a spectator link")),
             since: None,
         },
     )
@@ -255,7 +255,7 @@ async fn crash_and_recover(database_url: &str) {
             &mut ws,
             &ClientMessage::Hello {
                 table: table.clone(),
-                token: secret.clone(),
+                token: Some(secret.clone()),
                 since: None,
             },
         )

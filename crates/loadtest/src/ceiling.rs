@@ -233,7 +233,7 @@ fn handle(
             let Some(found) = found else {
                 return vec![error(None, ErrorCode::UnknownTable)];
             };
-            let (role, player) = match token.split_once('-') {
+            let (role, player) = match token.as_deref().and_then(|t| t.split_once('-')) {
                 Some(("host", t)) if t == table => (Role::Player, Some(Player::Host)),
                 Some(("guest", t)) if t == table => (Role::Player, Some(Player::Guest)),
                 Some(("watch", t)) if t == table => (Role::Spectator, None),

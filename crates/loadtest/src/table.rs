@@ -596,7 +596,7 @@ async fn join(node: &Node, table: &str, token: &str) -> anyhow::Result<(Socket, 
         .context("connecting timed out")??;
     let hello = ClientMessage::Hello {
         table: table.to_owned(),
-        token: token.to_owned(),
+        token: Some(token.to_owned()),
         since: None,
     };
     send(&mut socket, &hello).await?;

@@ -12,6 +12,9 @@
 //! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into(), board: None });
 //! ```
 
+mod players;
+pub use players::*;
+
 use serde::{Deserialize, Serialize};
 
 /// The version of this protocol; `welcome` carries it.
@@ -241,6 +244,16 @@ pub enum ApiErrorCode {
     RateLimited,
     /// 503: the server is full, or failed; try again.
     Unavailable,
+    /// 401: the request needs a session (the cookie) and came without one.
+    NotSignedIn,
+    /// 401: the name or the password is wrong.
+    WrongPassword,
+    /// 409: another account has this name (without regard to case).
+    NameTaken,
+    /// 409: the player already has an account.
+    AlreadyAccount,
+    /// 403: only accounts may do this (rated play, changing a password).
+    AccountNeeded,
 }
 
 impl ApiErrorCode {
@@ -258,6 +271,11 @@ impl ApiErrorCode {
             ApiErrorCode::InvalidNotation => "invalid_notation",
             ApiErrorCode::RateLimited => "rate_limited",
             ApiErrorCode::Unavailable => "unavailable",
+            ApiErrorCode::NotSignedIn => "not_signed_in",
+            ApiErrorCode::WrongPassword => "wrong_password",
+            ApiErrorCode::NameTaken => "name_taken",
+            ApiErrorCode::AlreadyAccount => "already_account",
+            ApiErrorCode::AccountNeeded => "account_needed",
         }
     }
 
@@ -279,6 +297,9 @@ impl ApiErrorCode {
             | ApiErrorCode::InvalidNotation => 422,
             ApiErrorCode::RateLimited => 429,
             ApiErrorCode::Unavailable => 503,
+            ApiErrorCode::NotSignedIn | ApiErrorCode::WrongPassword => 401,
+            ApiErrorCode::AccountNeeded => 403,
+            ApiErrorCode::NameTaken | ApiErrorCode::AlreadyAccount => 409,
         }
     }
 }
@@ -505,8 +526,11 @@ pub enum ClientMessage {
     Hello {
         /// The table id.
         table: String,
-        /// The capability token.
-        token: String,
+        /// The capability token of a link. Absent, the socket's session
+        /// (its cookie) is the key: its player's own seat, or the gallery
+        /// of a table that is open to anyone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
         /// The last table version seen; the server sends what came after
         /// it, or a snapshot.
         #[serde(default, skip_serializing_if = "Option::is_none")]

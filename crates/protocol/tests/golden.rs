@@ -347,6 +347,54 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "http.me",
+            Me {
+                id: "Jq3vX9mKp2LwTz8RbN4cYe".into(),
+                name: Some("GoatHerd".into()),
+                ratings: vec![RatingView {
+                    speed: "blitz".into(),
+                    rating: 1623,
+                    deviation: 74,
+                    provisional: false,
+                    games: 31,
+                }],
+                playing: vec![PlayingGame {
+                    table: table.into(),
+                    url: format!("{public}/t/{table}"),
+                    lobby: true,
+                }],
+            },
+        ),
+        example(
+            "http.me.anonymous",
+            Me {
+                id: "Jq3vX9mKp2LwTz8RbN4cYe".into(),
+                name: None,
+                ratings: vec![],
+                playing: vec![],
+            },
+        ),
+        example(
+            "http.account_credentials",
+            AccountCredentials {
+                name: "GoatHerd".into(),
+                password: "correct horse battery".into(),
+            },
+        ),
+        example(
+            "http.password_change",
+            PasswordChange {
+                password: "correct horse battery".into(),
+                new_password: "staple tiger meadow".into(),
+            },
+        ),
+        example(
+            "http.account_closing",
+            AccountClosing {
+                password: "correct horse battery".into(),
+            },
+        ),
+        example(
             "http.api_error",
             ApiError {
                 error: ApiErrorCode::InvalidField,
@@ -569,7 +617,7 @@ fn examples() -> Vec<Example> {
             "client.hello",
             ClientMessage::Hello {
                 table: table.into(),
-                token: secret.into(),
+                token: Some(secret.into()),
                 since: None,
             },
         ),
@@ -577,8 +625,16 @@ fn examples() -> Vec<Example> {
             "client.hello.since",
             ClientMessage::Hello {
                 table: table.into(),
-                token: secret.into(),
+                token: Some(secret.into()),
                 since: Some(12),
+            },
+        ),
+        example(
+            "client.hello.session",
+            ClientMessage::Hello {
+                table: table.into(),
+                token: None,
+                since: None,
             },
         ),
         example(
@@ -1253,7 +1309,8 @@ fn unknown_types_and_missing_fields_are_refused() {
         r#"{"type":"fly"}"#,
         r#"{"type":"action","action":"c3"}"#,
         r#"{"type":"action","id":7,"action":"c3"}"#,
-        r#"{"type":"hello","table":"x"}"#,
+        r#"{"type":"hello","token":"y"}"#,
+        r#"{"type":"hello","table":"x","token":7}"#,
         r#"{"table":"x","token":"y"}"#,
         r#"[]"#,
     ] {
@@ -1415,6 +1472,11 @@ fn every_api_error_code_has_an_error_status_and_a_snake_case_name() {
         (ApiErrorCode::InvalidNotation, 422, "invalid_notation"),
         (ApiErrorCode::RateLimited, 429, "rate_limited"),
         (ApiErrorCode::Unavailable, 503, "unavailable"),
+        (ApiErrorCode::NotSignedIn, 401, "not_signed_in"),
+        (ApiErrorCode::WrongPassword, 401, "wrong_password"),
+        (ApiErrorCode::NameTaken, 409, "name_taken"),
+        (ApiErrorCode::AlreadyAccount, 409, "already_account"),
+        (ApiErrorCode::AccountNeeded, 403, "account_needed"),
     ];
     for (code, status, name) in codes {
         assert_eq!(code.status(), status, "{code:?}");

@@ -6,6 +6,8 @@
 use crate::storage::{Storage, StorageError};
 use baghchal_table::boards::Boards;
 use baghchal_table::finished::FinishedGame;
+use baghchal_table::seats::Seats;
+use baghchal_table::time::Timestamp;
 
 /// Tables looked at per round.
 const ROUND: usize = 256;
@@ -24,11 +26,23 @@ pub async fn backfill_games(storage: &Storage) -> Result<usize, StorageError> {
             let games = match storage.table(&table).await? {
                 Some(row) => {
                     let events = storage.events(&table).await?;
+                    // The seats as the row has them (only who, not the
+                    // links' hashes or the times, reach a game's row).
+                    let seats = Seats::new(None, None, None, None, Timestamp::from_millis(0))
+                        .with_players(row.players.clone(), row.lobby);
                     match Boards::replay(row.options, &events) {
                         Ok((_, ended)) => ended
                             .into_iter()
                             .map(|(board, version, game)| {
-                                FinishedGame::new(&table, &row.options, board, version, game)
+                                FinishedGame::new(
+                                    &table,
+                                    &row.options,
+                                    &seats,
+                                    row.rated,
+                                    board,
+                                    version,
+                                    game,
+                                )
                             })
                             .collect(),
                         Err((version, what)) => {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use baghchal_protocol as wire;
 use baghchal_table::play::Intent;
+use baghchal_table::seats::Key;
 
 use crate::cluster::Remote;
 use crate::table::conn::{ConnId, Member, Outbox, TableClosed};
@@ -69,18 +70,18 @@ impl TableHandle {
         }
     }
 
-    /// Presents `token`. On success the table has sent `welcome`, the
+    /// Presents `keys` (a link's hashed token, a player's identity). On success the table has sent `welcome`, the
     /// state and `presence` into `outbox`, and will keep sending there.
     pub async fn join(
         &self,
         conn: ConnId,
-        token: String,
+        keys: Vec<Key>,
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
         match &self.route {
-            Route::Local(table) => table.join(conn, token, since, outbox).await,
-            Route::Remote(remote) => remote.join(token, since, outbox).await,
+            Route::Local(table) => table.join(conn, keys, since, outbox).await,
+            Route::Remote(remote) => remote.join(keys, since, outbox).await,
         }
     }
 

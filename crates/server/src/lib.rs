@@ -21,6 +21,7 @@ pub mod connections;
 pub(crate) mod handle;
 pub(crate) mod headers;
 pub mod http;
+pub mod identity;
 mod listen;
 pub mod origin;
 pub(crate) mod page;
@@ -192,6 +193,19 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/tables/{table}/games/{game}/notation/{format}",
             get(http::notation::export),
         )
+        .route("/api/me", get(http::account::me))
+        .route(
+            "/api/account",
+            post(http::account::sign_up).delete(http::account::close_account),
+        )
+        .route(
+            "/api/account/password",
+            axum::routing::put(http::account::change_password),
+        )
+        .route(
+            "/api/session",
+            post(http::account::log_in).delete(http::account::log_out),
+        )
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
@@ -213,6 +227,15 @@ async fn websocket(
         return http::error::HttpError::ForbiddenOrigin.into_response();
     }
     let address = client_limit::client_address(peer, &headers, state.trust_proxy);
+    // The session is looked up before the upgrade: a socket's identity is
+    // fixed for its life, like its address.
+    let player = match identity::identify(&state.storage, &headers).await {
+        Ok(identity) => identity.map(|identity| identity.player.id),
+        Err(e) => {
+            tracing::error!(error = %e, "reading a session failed");
+            None
+        }
+    };
     let pass = match state.websockets.enter(Some(address)) {
         Ok(pass) => pass,
         Err(refusal) => {
@@ -240,6 +263,7 @@ async fn websocket(
             burst: limits.control_burst,
             per_second: limits.control_per_second,
         },
+        player,
     };
     upgrade
         // Up to this bound an oversized message is read whole and refused
@@ -353,6 +377,7 @@ pub async fn run_with_metrics(
         reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),
+        accounts: identity::budgets::Accounts::new(&config.public_url),
     };
     let metrics_router = Router::new()
         .route("/metrics", get(http::metrics))

@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::bot::Computer;
+use crate::identity::budgets::Accounts;
 use crate::single_flight::SingleFlight;
 use crate::storage::Storage;
 use crate::tablebase::TablebaseSlot;
@@ -53,4 +54,6 @@ pub struct AppState {
     pub computer: Computer,
     /// The tablebase, for `/readyz`.
     pub tablebase: TablebaseSlot,
+    /// The password pool and the identity budgets.
+    pub accounts: Accounts,
 }

@@ -268,7 +268,11 @@ impl Tables {
     }
 
     /// Creates, stores and opens a table.
-    pub async fn create(&self, options: TableOptions) -> Result<CreatedTable, TablesError> {
+    pub async fn create(
+        &self,
+        options: TableOptions,
+        host_player: Option<String>,
+    ) -> Result<CreatedTable, TablesError> {
         let random = || Token::generate().map_err(TablesError::Random);
         // The check and the reservation of the new table's slot happen
         // under one guard, so that concurrent creations cannot overshoot.
@@ -307,6 +311,9 @@ impl Tables {
             guest_secret: None,
             invite_token: invite.as_ref().map(Token::hash),
             watch_token: watch.as_ref().map(Token::hash),
+            players: [host_player, None],
+            lobby: false,
+            rated: false,
         };
         let storage = &self.inner.context.storage;
         let created = slot

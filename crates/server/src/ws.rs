@@ -24,8 +24,10 @@ use crate::handle::TableHandle;
 use crate::stats::{self, SocketRole};
 use crate::table::conn::{encode, ConnId, Member, Outgoing, OUTBOX_LEN};
 use crate::tables::Tables;
+use crate::token::TokenHash;
 use baghchal_table::command::Command;
 use baghchal_table::play::Intent;
+use baghchal_table::seats::Key;
 
 /// How many messages a connection may send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +100,8 @@ pub struct Admitted {
     pub hello_timeout: Duration,
     /// Its budget of control frames (ping, pong).
     pub control: RateLimit,
+    /// The player of its session, if the upgrade request carried one.
+    pub player: Option<String>,
 }
 
 /// Serves one websocket until either side closes it or the server stops.
@@ -379,7 +383,12 @@ impl Connection {
                 table,
                 token,
                 since,
-            } => self.hello(table, token, since).await,
+            } => {
+                let mut keys: Vec<Key> =
+                    token.map(|t| TokenHash::of(&t).key()).into_iter().collect();
+                keys.extend(self.admitted.player.clone().map(Key::Player));
+                self.hello(table, keys, since).await
+            }
             ClientMessage::Ping => match &self.joined {
                 // Through the table, so that the pong comes after every
                 // answer to what was sent before it.
@@ -399,7 +408,7 @@ impl Connection {
         }
     }
 
-    async fn hello(&mut self, table_id: String, token: String, since: Option<u64>) -> Option<End> {
+    async fn hello(&mut self, table_id: String, keys: Vec<Key>, since: Option<u64>) -> Option<End> {
         if self.joined.is_some() {
             return self
                 .send_error(
@@ -446,7 +455,7 @@ impl Connection {
                 }
             };
             let (outbox, inbox) = mpsc::channel(OUTBOX_LEN);
-            match table.join(self.conn, token.clone(), since, outbox).await {
+            match table.join(self.conn, keys.clone(), since, outbox).await {
                 Ok(Ok(member)) => {
                     tracing::Span::current().record("table_id", table_id.as_str());
                     self.role.take(match member {

@@ -3,21 +3,24 @@
 //! from there and never by replaying a table.
 
 use baghchal_protocol as wire;
-use baghchal_rules::{Outcome, Record, Side};
+use baghchal_rules::{Outcome, Reason, Record, Side};
 
 use crate::boards::Board;
 use crate::clock::TimeControl;
 use crate::names::{result_to_wire, side_to_wire};
 use crate::options::{variant_of, Format, Opponent, TableOptions};
 use crate::play::GameEnded;
+use crate::seats::Seats;
 use crate::time::Timestamp;
 
-/// Who sat in a seat: a person through a link (later, also a signed-in
-/// player), or the computer.
+/// Who sat in a seat: a person through a link, a player seated by the
+/// lobby, or the computer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SeatKind {
     /// Whoever held the seat's link.
     Link,
+    /// A player the lobby seated, by identity.
+    Player,
     /// The computer.
     Computer,
 }
@@ -27,13 +30,26 @@ impl SeatKind {
     pub fn as_str(self) -> &'static str {
         match self {
             SeatKind::Link => "link",
+            SeatKind::Player => "player",
             SeatKind::Computer => "computer",
         }
     }
 
-    /// The seats of a table of `opponent`: host, guest.
-    pub fn of(opponent: Opponent) -> [SeatKind; 2] {
+    /// The kind stored as `name`.
+    pub fn parse(name: &str) -> Option<SeatKind> {
+        match name {
+            "link" => Some(SeatKind::Link),
+            "player" => Some(SeatKind::Player),
+            "computer" => Some(SeatKind::Computer),
+            _ => None,
+        }
+    }
+
+    /// The seats of a table of `opponent`, `lobby` when the lobby seated
+    /// its players: host, guest.
+    pub fn of(opponent: Opponent, lobby: bool) -> [SeatKind; 2] {
         match opponent {
+            Opponent::Friend if lobby => [SeatKind::Player, SeatKind::Player],
             Opponent::Friend => [SeatKind::Link, SeatKind::Link],
             Opponent::Computer => [SeatKind::Link, SeatKind::Computer],
             Opponent::Bots => [SeatKind::Computer, SeatKind::Computer],
@@ -54,6 +70,10 @@ pub struct FinishedGame {
     pub version: u64,
     /// The host's seat, the guest's.
     pub seats: [SeatKind; 2],
+    /// The players the host's and the guest's seats belonged to, if any.
+    pub players: [Option<String>; 2],
+    /// Whether the game counts for the players' ratings.
+    pub rated: bool,
     /// The host's side.
     pub host_side: Side,
     /// How it ended.
@@ -75,10 +95,13 @@ pub struct FinishedGame {
 
 impl FinishedGame {
     /// The row of `ended`, the game that the event of `version` ended on
-    /// `board` of table `table`.
+    /// `board` of table `table`, whose seats are `seats`; a game that ends
+    /// without being played (aborted) is never rated.
     pub fn new(
         table: &str,
         options: &TableOptions,
+        seats: &Seats,
+        rated: bool,
         board: Board,
         version: u64,
         ended: GameEnded,
@@ -88,7 +111,9 @@ impl FinishedGame {
             game: ended.game,
             board,
             version,
-            seats: SeatKind::of(options.opponent),
+            seats: SeatKind::of(options.opponent, seats.open_gallery()),
+            players: seats.players().clone(),
+            rated: rated && ended.outcome.reason() != Reason::Aborted,
             host_side: ended.host_side,
             outcome: ended.outcome,
             plies: ended.plies,

@@ -17,13 +17,16 @@ use crate::time::Timestamp;
 /// away (no socket open) before the other may claim the game.
 pub const ABSENCE_GRACE: Duration = Duration::from_secs(15);
 
-/// What admits someone to a seat or to the gallery. Today a link: the
-/// hash of its token, compared and stored, never the token itself. A
-/// signed-in player will be another kind of key to the same seats.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// What admits someone to a seat or to the gallery: a link (the hash of
+/// its token, compared and stored, never the token itself), or a player's
+/// identity (their session's player id). Keys travel between a cluster's
+/// nodes; a link's token never does, only its hash.
+#[derive(Clone, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Key {
     /// A link's token, hashed.
     Link(String),
+    /// A player, by id.
+    Player(String),
 }
 
 /// What a key admits its bearer to.
@@ -45,12 +48,17 @@ pub struct Seats {
     guest: Option<Key>,
     invite: Option<Key>,
     watch: Option<Key>,
+    /// The players the host's and the guest's seats belong to, if any.
+    players: [Option<String>; 2],
+    /// Whether anyone may watch without a link (the lobby's tables).
+    open_gallery: bool,
     /// Since when the host and the guest have had no socket open.
     away: [Option<Timestamp>; 2],
 }
 
 impl Seats {
-    /// A table's keys as stored, nobody connected since `now`.
+    /// A table's link keys as stored, no seat belonging to a player,
+    /// nobody connected since `now`.
     pub fn new(
         host: Option<Key>,
         guest: Option<Key>,
@@ -63,25 +71,75 @@ impl Seats {
             guest,
             invite,
             watch,
+            players: [None, None],
+            open_gallery: false,
             away: [Some(now); 2],
         }
     }
 
-    /// What `key` admits to at this table, or why nothing: the opponent
-    /// link once its seat is taken, or at a table its host cancelled.
+    /// These seats, the host's and the guest's belonging to `players`
+    /// where named, and the gallery open to anyone when `open_gallery`.
+    pub fn with_players(mut self, players: [Option<String>; 2], open_gallery: bool) -> Seats {
+        self.players = players;
+        self.open_gallery = open_gallery;
+        self
+    }
+
+    /// The players the host's and the guest's seats belong to.
+    pub fn players(&self) -> &[Option<String>; 2] {
+        &self.players
+    }
+
+    /// Whether anyone may watch without a link.
+    pub fn open_gallery(&self) -> bool {
+        self.open_gallery
+    }
+
+    /// What `keys` admit to at this table, or why nothing: the opponent
+    /// link once its seat is taken, or at a table its host cancelled. A
+    /// link decides first (it names one role), then a player's identity
+    /// (their own seat), then an open gallery admits anyone.
     pub fn admit(
+        &self,
+        keys: &[Key],
+        options: &TableOptions,
+        boards: &Boards,
+    ) -> Result<Admission, wire::ErrorCode> {
+        let mut refusal = wire::ErrorCode::InvalidToken;
+        for key in keys {
+            match self.admit_one(key, options, boards) {
+                Ok(admission) => return Ok(admission),
+                Err(wire::ErrorCode::InvalidToken) => {}
+                Err(code) => refusal = code,
+            }
+        }
+        if self.open_gallery && refusal == wire::ErrorCode::InvalidToken {
+            Ok(Admission::Watches)
+        } else {
+            Err(refusal)
+        }
+    }
+
+    fn admit_one(
         &self,
         key: &Key,
         options: &TableOptions,
         boards: &Boards,
     ) -> Result<Admission, wire::ErrorCode> {
+        if let Key::Player(id) = key {
+            return match self.players.iter().position(|p| p.as_ref() == Some(id)) {
+                Some(0) => Ok(Admission::Seated(Player::Host)),
+                Some(_) => Ok(Admission::Seated(Player::Guest)),
+                None => Err(wire::ErrorCode::InvalidToken),
+            };
+        }
         let is = |held: &Option<Key>| held.as_ref() == Some(key);
         if is(&self.host) {
             Ok(Admission::Seated(Player::Host))
         } else if is(&self.guest) {
             Ok(Admission::Seated(Player::Guest))
         } else if is(&self.invite) {
-            if self.guest.is_some() {
+            if self.guest.is_some() || self.players[1].is_some() {
                 Err(wire::ErrorCode::SeatTaken)
             } else if self.cancelled(options, boards) {
                 Err(wire::ErrorCode::InvalidToken)
@@ -95,9 +153,13 @@ impl Seats {
         }
     }
 
-    /// The guest's seat is `key`'s from now on.
-    pub fn seat_guest(&mut self, key: Key) {
+    /// The guest's seat is `key`'s from now on, and `player`'s when the
+    /// claim came with an identity.
+    pub fn seat_guest(&mut self, key: Key, player: Option<String>) {
         self.guest = Some(key);
+        if player.is_some() {
+            self.players[1] = player;
+        }
     }
 
     /// `player` has a socket open again.
@@ -115,6 +177,7 @@ impl Seats {
     pub fn cancelled(&self, options: &TableOptions, boards: &Boards) -> bool {
         options.opponent == Opponent::Friend
             && self.guest.is_none()
+            && self.players[1].is_none()
             && boards.iter().any(|(_, play)| {
                 play.game_at(1)
                     .and_then(|(game, _)| game.outcome())

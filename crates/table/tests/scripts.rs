@@ -6,7 +6,9 @@
 //!
 //! ```text
 //! # A comment.
-//! table friend goats clock 60+0          (or computer, series 4, two-boards)
+//! table friend goats clock 60+0          (or computer, series 4, two-boards;
+//!                                          `lobby A B`: the lobby seated players
+//!                                          A and B, no links, the gallery open)
 //! 0 host c3 => played goats c3
 //! 500 guest offer-draw => refused not_your_turn?   (see `expect` below)
 //! 61000 tick => flagged tigers
@@ -17,9 +19,11 @@
 //! `accept-draw`, `decline-draw`, `rematch`, `decline-rematch`, `abort`,
 //! `claim-win`, `claim-draw`, each optionally followed by `board N`;
 //! `tick` (only the flags); `result [board N]` (the game's result:
-//! `none`, `WINNER REASON` or `draw REASON`); `join KEY`, with the key of
-//! a link (`host`, `guest`, `invite`, `watch` or any other), answered
-//! `seated PLAYER`, `claims guest`, `watches` or a refusal; `leave
+//! `none`, `WINNER REASON` or `draw REASON`); `join KEY [KEY]`, with the
+//! key of a link (`host`, `guest`, `invite`, `watch` or any other) and/or
+//! a player's identity (`@NAME`), answered `seated PLAYER`, `claims
+//! guest`, `watches` or a refusal (a guest claiming with an identity
+//! gets the seat for that player too); `leave
 //! PLAYER` (its last socket closes); `absence` (`none`, or `SIDE since
 //! MS`, the moment the absent player left). A table starts with nobody
 //! connected; a claim is decided by the core, then allowed only against
@@ -185,6 +189,10 @@ fn run(path: &Path) {
             Timestamp::from_millis(START),
         )
     };
+    let lobby_seats = |host: &str, guest: &str| {
+        Seats::new(None, None, None, None, Timestamp::from_millis(START))
+            .with_players([Some(host.to_owned()), Some(guest.to_owned())], true)
+    };
     let mut seats = fresh_seats();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -194,10 +202,14 @@ fn run(path: &Path) {
         let at = || format!("{}:{}", path.display(), number + 1);
         let words: Vec<&str> = line.split_whitespace().collect();
         if words[0] == "table" {
-            let made = table_options(&words[1..]);
+            let lobby = words.iter().position(|w| *w == "lobby");
+            let made = table_options(&words[1..lobby.unwrap_or(words.len())]);
             boards = Some(Boards::new(made));
             options = Some(made);
-            seats = fresh_seats();
+            seats = match lobby {
+                Some(i) => lobby_seats(words[i + 1], words[i + 2]),
+                None => fresh_seats(),
+            };
             continue;
         }
         let table = boards
@@ -225,13 +237,24 @@ fn run(path: &Path) {
             }
             "join" => {
                 let options = options.as_ref().expect("a table");
-                match seats.admit(&link(words[2]), options, table) {
+                let keys: Vec<Key> = words[2..]
+                    .iter()
+                    .map(|w| match w.strip_prefix('@') {
+                        Some(name) => Key::Player(name.to_owned()),
+                        None => link(w),
+                    })
+                    .collect();
+                let identity = keys.iter().find_map(|k| match k {
+                    Key::Player(name) => Some(name.clone()),
+                    Key::Link(_) => None,
+                });
+                match seats.admit(&keys, options, table) {
                     Ok(Admission::Seated(player)) => {
                         seats.arrived(player);
                         format!("seated {}", player.as_str())
                     }
                     Ok(Admission::ClaimsGuest) => {
-                        seats.seat_guest(link("guest"));
+                        seats.seat_guest(link("guest"), identity);
                         seats.arrived(Player::Guest);
                         "claims guest".into()
                     }

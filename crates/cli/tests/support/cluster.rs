@@ -185,7 +185,7 @@ pub async fn client(
         };
         let hello = ClientMessage::Hello {
             table: table.clone(),
-            token: token.clone(),
+            token: Some(token.clone()),
             since: (version > 0).then_some(version),
         };
         if !send(&mut ws, &hello).await {

@@ -176,7 +176,7 @@ pub async fn claim(addr: &str, created: &TableCreated) -> String {
     let mut ws = connect(addr).await.expect("a socket");
     let hello = ClientMessage::Hello {
         table: created.table.clone(),
-        token: token_of(created.opponent_link.as_deref().unwrap()),
+        token: Some(token_of(created.opponent_link.as_deref().unwrap())),
         since: None,
     };
     assert!(send(&mut ws, &hello).await);

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::table::conn::{ConnId, Member};
 use baghchal_table::play::Intent;
+use baghchal_table::seats::Key;
 
 /// A socket as the node that holds it names it: the node and its key
 /// there. The owner answers a request only for a socket that joined
@@ -26,7 +27,9 @@ pub(super) enum Request {
     Join {
         node: String,
         key: u64,
-        token: String,
+        /// The keys presented, a link's token hashed by the node that
+        /// holds the socket: no token crosses the cluster.
+        keys: Vec<Key>,
         since: Option<u64>,
     },
     Leave {

@@ -417,13 +417,13 @@ impl Node {
             Request::Join {
                 node,
                 key,
-                token,
+                keys,
                 since,
             } => {
                 let conn = REMOTE_CONN | NEXT_REMOTE_CONN.fetch_add(1, Ordering::Relaxed);
                 let (outbox, mut inbox) = mpsc::channel(OUTBOX_LEN);
                 let weak = outbox.downgrade();
-                match handle.join(conn, token, since, outbox).await {
+                match handle.join(conn, keys, since, outbox).await {
                     Ok(Ok(member)) => {
                         let subject = self.conn_subject(&node, key);
                         let sent = Arc::new(AtomicU64::new(0));

@@ -10,6 +10,7 @@ use super::messages::{Holder, Reply, Request};
 use super::{Node, RemoteConn};
 use crate::table::conn::{Member, Outbox, TableClosed};
 use baghchal_table::play::Intent;
+use baghchal_table::seats::Key;
 
 /// A table owned by another node, as one socket here sees it.
 pub struct Remote {
@@ -34,7 +35,7 @@ impl Remote {
     /// Joins at the owner; what the table sends arrives in `outbox`.
     pub async fn join(
         &self,
-        token: String,
+        keys: Vec<Key>,
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
@@ -52,7 +53,7 @@ impl Remote {
         let request = Request::Join {
             node: self.node.inner.id.clone(),
             key,
-            token,
+            keys,
             since,
         };
         let reply = self.node.request(&self.table, &request).await;

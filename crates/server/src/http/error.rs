@@ -54,9 +54,51 @@ pub enum HttpError {
     /// The server cannot take it now.
     #[error(transparent)]
     Unavailable(#[from] TablesError),
+    /// The request needs a session and has none.
+    #[error("not signed in")]
+    NotSignedIn,
+    /// The name or the password is wrong.
+    #[error("wrong name or password")]
+    WrongPassword,
+    /// Another account has the name.
+    #[error("name taken")]
+    NameTaken,
+    /// The player already has an account.
+    #[error("already an account")]
+    AlreadyAccount,
+    /// Only an account may do this.
+    #[error("an account is needed")]
+    AccountNeeded,
+    /// An identity budget ran out (new players, sign-ups, logins).
+    #[error("too many attempts")]
+    TooManyAttempts(std::time::Duration),
+    /// The database failed (logged; the client gets a generic answer).
+    #[error("storage: {0}")]
+    Storage(String),
+    /// The password pool is full.
+    #[error("busy")]
+    Busy,
 }
 
 impl HttpError {
+    /// A database failure, logged where it is answered (503).
+    pub fn storage(e: crate::storage::StorageError) -> HttpError {
+        HttpError::Storage(e.to_string())
+    }
+
+    /// A failure to make an identity.
+    pub fn identity(e: crate::identity::IdentityError) -> HttpError {
+        HttpError::Storage(e.to_string())
+    }
+
+    /// A failure of the password pool.
+    pub fn password(e: crate::identity::passwords::PasswordError) -> HttpError {
+        match e {
+            crate::identity::passwords::PasswordError::Busy => HttpError::Busy,
+            crate::identity::passwords::PasswordError::Failed(e) => HttpError::Storage(e),
+        }
+    }
+
     /// The wire code, the field at fault and a sentence for people.
     fn parts(self) -> (ApiErrorCode, Option<String>, String) {
         match self {
@@ -137,6 +179,49 @@ impl HttpError {
                 };
                 (ApiErrorCode::Unavailable, None, message.into())
             }
+            HttpError::NotSignedIn => (
+                ApiErrorCode::NotSignedIn,
+                None,
+                "this needs a session: load the site's page first".into(),
+            ),
+            HttpError::WrongPassword => (
+                ApiErrorCode::WrongPassword,
+                None,
+                "the name or the password is wrong".into(),
+            ),
+            HttpError::NameTaken => (
+                ApiErrorCode::NameTaken,
+                Some("name".into()),
+                "another player has this name".into(),
+            ),
+            HttpError::AlreadyAccount => (
+                ApiErrorCode::AlreadyAccount,
+                None,
+                "this player already has an account".into(),
+            ),
+            HttpError::AccountNeeded => (
+                ApiErrorCode::AccountNeeded,
+                None,
+                "only a player with an account can do this: sign up first".into(),
+            ),
+            HttpError::TooManyAttempts(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!("too many attempts; try again in {} s", retry_after(wait)),
+            ),
+            HttpError::Storage(e) => {
+                tracing::error!(error = %e, "request failed");
+                (
+                    ApiErrorCode::Unavailable,
+                    None,
+                    "the server failed; try again".into(),
+                )
+            }
+            HttpError::Busy => (
+                ApiErrorCode::Unavailable,
+                None,
+                "the server is busy; try again in a moment".into(),
+            ),
         }
     }
 }
@@ -144,9 +229,9 @@ impl HttpError {
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let wait = match &self {
-            HttpError::TooManyTables(wait) | HttpError::TooManyAnalyses(wait) => {
-                Some(retry_after(*wait))
-            }
+            HttpError::TooManyTables(wait)
+            | HttpError::TooManyAnalyses(wait)
+            | HttpError::TooManyAttempts(wait) => Some(retry_after(*wait)),
             _ => None,
         };
         let (error, field, message) = self.parts();

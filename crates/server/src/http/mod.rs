@@ -1,5 +1,6 @@
 //! The HTTP API: create a table, read or analyse a game, health.
 
+pub mod account;
 pub mod analysis;
 pub mod error;
 pub mod notation;
@@ -55,7 +56,16 @@ pub async fn create_table(
         crate::stats::tables_rate_limited();
         HttpError::TooManyTables(wait)
     })?;
-    let created = state.tables.create(options).await?;
+    // The creator's seat belongs to their player too, when they have a
+    // session: their games list it, and they find the seat on any device.
+    let host_player = match options.opponent {
+        Opponent::Bots => None,
+        _ => crate::identity::identify(&state.storage, &headers)
+            .await
+            .map_err(HttpError::storage)?
+            .map(|identity| identity.player.id),
+    };
+    let created = state.tables.create(options, host_player).await?;
     let base = format!("{}/t/{}", state.public_url, created.id);
     let link = |kind: &str, token: &Option<crate::token::Token>| {
         token

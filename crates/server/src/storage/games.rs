@@ -17,13 +17,16 @@ use baghchal_table::time::Timestamp;
 /// row already there (the backfill and the writer meeting) is kept.
 pub(super) const INSERT_GAME: &str = "INSERT INTO games (table_id, game, board, version, \
      host_seat, guest_seat, host_side, winner, reason, plies, started_at, ended_at, \
-     clock_initial_ms, clock_increment_ms, clock_days, format, series_games, record) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
+     clock_initial_ms, clock_increment_ms, clock_days, format, series_games, record, \
+     host_player, guest_player, rated) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+     $19, $20, $21) \
      ON CONFLICT (table_id, game, board) DO NOTHING";
 
 const GAME_COLUMNS: &str = "SELECT table_id, game, board, version, host_seat, guest_seat, \
      host_side, winner, reason, plies, started_at, ended_at, clock_initial_ms, \
-     clock_increment_ms, clock_days, format, series_games, record, analysis FROM games";
+     clock_increment_ms, clock_days, format, series_games, record, analysis, host_player, \
+     guest_player, rated FROM games";
 
 /// A finished game as its columns hold it, in [`INSERT_GAME`]'s order.
 #[derive(Clone, Debug)]
@@ -44,6 +47,9 @@ pub(super) struct GameColumns {
     pub format: &'static str,
     pub series_games: Option<i64>,
     pub record: String,
+    pub host_player: Option<String>,
+    pub guest_player: Option<String>,
+    pub rated: i64,
 }
 
 impl GameColumns {
@@ -68,6 +74,9 @@ impl GameColumns {
             format: game.format.as_str(),
             series_games: game.format.series_games().map(i64::from),
             record: game.record.to_string(),
+            host_player: game.players[0].clone(),
+            guest_player: game.players[1].clone(),
+            rated: i64::from(game.rated),
         })
     }
 }
@@ -88,11 +97,7 @@ fn decode(row: &impl RowLike) -> Result<StoredGame, StorageError> {
         table: table.clone(),
         what: format!("game row: {what}"),
     };
-    let seat = |name: &str| match name {
-        "link" => Ok(SeatKind::Link),
-        "computer" => Ok(SeatKind::Computer),
-        _ => Err(corrupt("seat")),
-    };
+    let seat = |name: &str| SeatKind::parse(name).ok_or_else(|| corrupt("seat"));
     let side = |name: &str| side_from_name(name).ok_or_else(|| corrupt("side"));
     let reason = row.text("reason")?.parse().map_err(|_| corrupt("reason"))?;
     let outcome = match row.maybe_text("winner")? {
@@ -134,6 +139,11 @@ fn decode(row: &impl RowLike) -> Result<StoredGame, StorageError> {
         format: Format::from_stored(&row.text("format")?, series_games)
             .ok_or_else(|| corrupt("format"))?,
         record,
+        players: [
+            row.maybe_text("host_player")?,
+            row.maybe_text("guest_player")?,
+        ],
+        rated: row.number("rated")? != 0,
         table: table.clone(),
     };
     Ok(StoredGame {
@@ -297,4 +307,7 @@ where
         .bind(game.format)
         .bind(game.series_games)
         .bind(game.record.as_str())
+        .bind(game.host_player.as_deref())
+        .bind(game.guest_player.as_deref())
+        .bind(game.rated)
 }

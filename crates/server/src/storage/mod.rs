@@ -84,12 +84,16 @@ macro_rules! on_pool {
 mod events;
 mod games;
 mod ownership;
+mod players;
+mod ratings;
 mod rows;
 mod writer;
 
 use events::{decode_event, EventRow, StoredEvent};
 use games::GameColumns;
 pub use games::StoredGame;
+pub use players::{Credentials, Naming, PlayerRow, Seat, MAX_PLAYING};
+pub use ratings::StoredRating;
 use rows::{ClockColumns, RawTable, TABLE_COLUMNS};
 use writer::{checkpoint_wal, write_batches, Append, Job, MAX_BATCH};
 
@@ -140,6 +144,13 @@ pub struct TableRow {
     pub invite_token: Option<TokenHash>,
     /// The spectator link's token.
     pub watch_token: Option<TokenHash>,
+    /// The players the host's and the guest's seats belong to.
+    pub players: [Option<String>; 2],
+    /// Whether the lobby made it: its players are seated by identity and
+    /// anyone may watch.
+    pub lobby: bool,
+    /// Whether its games count for the players' ratings.
+    pub rated: bool,
 }
 
 impl Storage {
@@ -233,45 +244,12 @@ impl Storage {
         row: &TableRow,
         owner: Option<(&str, Duration)>,
     ) -> Result<Option<u64>, StorageError> {
-        let o = &row.options;
-        let v = o.rules.options();
-        let clock = ClockColumns::encode(o.clock);
         if owner.is_some() {
             self.postgres()?;
         }
         on_pool!(&self.pool, pool => {
             let mut tx = pool.begin().await?;
-            sqlx::query(
-                "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
-                 goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
-                 host_secret, guest_secret, invite_token, watch_token, active, \
-                 clock_initial_ms, clock_increment_ms, clock_days, format, series_games) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
-                 $17, $18, $19, $20, $21)",
-            )
-            .bind(&row.id)
-            .bind(now_millis())
-            .bind(o.opponent.as_str())
-            .bind(o.level.map(|l| i64::from(l.get())))
-            .bind(side_name(o.host_side))
-            .bind(i64::from(o.spectator_seats))
-            .bind(i64::from(o.rules.goats_to_win()))
-            .bind(side_name(v.first))
-            .bind(i64::from(v.multi_jump))
-            .bind(i64::from(v.three_tigers))
-            .bind(repetition_name(v.repetition))
-            .bind(i64::from(v.ply_limit))
-            .bind(row.host_secret.as_ref().map(TokenHash::as_str))
-            .bind(row.guest_secret.as_ref().map(TokenHash::as_str))
-            .bind(row.invite_token.as_ref().map(TokenHash::as_str))
-            .bind(row.watch_token.as_ref().map(TokenHash::as_str))
-            .bind(clock.initial_ms)
-            .bind(clock.increment_ms)
-            .bind(clock.days)
-            .bind(o.format.as_str())
-            .bind(o.format.series_games().map(i64::from))
-            .execute(&mut *tx)
-            .await?;
+            insert_table(&mut *tx, row).await?;
             let epoch = match owner {
                 Some((node, lease)) => {
                     let epoch: i64 = sqlx::query_scalar(
@@ -293,13 +271,15 @@ impl Storage {
         })
     }
 
-    /// Gives the guest seat its secret, if the seat is still free; `false`
-    /// when it was already claimed.
+    /// Gives the guest seat its secret (and to `player`, when the claim
+    /// came with an identity), if the seat is still free; `false` when it
+    /// was already claimed.
     /// Under a lease (`epoch`), a claim from a stale owner is refused.
     pub async fn claim_guest_seat(
         &self,
         table: &str,
         secret: &TokenHash,
+        player: Option<&str>,
         epoch: Option<u64>,
     ) -> Result<bool, StorageError> {
         if let Some(epoch) = epoch {
@@ -308,12 +288,14 @@ impl Storage {
             };
             let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
             let row: Option<(bool,)> = sqlx::query_as(
-                "UPDATE tables SET guest_secret = COALESCE(guest_secret, $1) \
+                "UPDATE tables SET guest_secret = COALESCE(guest_secret, $1), \
+                 guest_player = CASE WHEN guest_secret IS NULL THEN $4 ELSE guest_player END \
                  WHERE id = $2 AND epoch = $3 RETURNING guest_secret = $1",
             )
             .bind(secret.as_str())
             .bind(table)
             .bind(epoch)
+            .bind(player)
             .fetch_optional(pool)
             .await?;
             return match row {
@@ -323,10 +305,12 @@ impl Storage {
         }
         let done = on_pool!(&self.pool, pool => {
             sqlx::query(
-                "UPDATE tables SET guest_secret = $1 WHERE id = $2 AND guest_secret IS NULL",
+                "UPDATE tables SET guest_secret = $1, guest_player = $3 \
+                 WHERE id = $2 AND guest_secret IS NULL",
             )
             .bind(secret.as_str())
             .bind(table)
+            .bind(player)
             .execute(pool)
             .await?
             .rows_affected()
@@ -416,6 +400,10 @@ impl Storage {
                     },
                     format: row.try_get("format")?,
                     series_games: row.try_get("series_games")?,
+                    host_player: row.try_get("host_player")?,
+                    guest_player: row.try_get("guest_player")?,
+                    lobby: row.try_get("lobby")?,
+                    rated: row.try_get("rated")?,
                 }),
                 None => None,
             }
@@ -459,11 +447,65 @@ impl Storage {
     }
 }
 
-fn now_millis() -> i64 {
+pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+/// Inserts a new table's row, active, on `conn` (inside the caller's
+/// transaction).
+async fn insert_table<'c, DB, E>(conn: E, row: &TableRow) -> Result<(), StorageError>
+where
+    DB: sqlx::Database,
+    E: sqlx::Executor<'c, Database = DB>,
+    for<'q> <DB as sqlx::Database>::Arguments<'q>: sqlx::IntoArguments<'q, DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Option<i64>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Option<&'q str>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+{
+    let o = &row.options;
+    let v = o.rules.options();
+    let clock = ClockColumns::encode(o.clock);
+    sqlx::query(
+        "INSERT INTO tables (id, created_at, opponent, level, host_side, spectator_seats, \
+         goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, \
+         host_secret, guest_secret, invite_token, watch_token, active, \
+         clock_initial_ms, clock_increment_ms, clock_days, format, series_games, \
+         host_player, guest_player, lobby, rated) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
+         $17, $18, $19, $20, $21, $22, $23, $24, $25)",
+    )
+    .bind(row.id.as_str())
+    .bind(now_millis())
+    .bind(o.opponent.as_str())
+    .bind(o.level.map(|l| i64::from(l.get())))
+    .bind(side_name(o.host_side))
+    .bind(i64::from(o.spectator_seats))
+    .bind(i64::from(o.rules.goats_to_win()))
+    .bind(side_name(v.first))
+    .bind(i64::from(v.multi_jump))
+    .bind(i64::from(v.three_tigers))
+    .bind(repetition_name(v.repetition))
+    .bind(i64::from(v.ply_limit))
+    .bind(row.host_secret.as_ref().map(TokenHash::as_str))
+    .bind(row.guest_secret.as_ref().map(TokenHash::as_str))
+    .bind(row.invite_token.as_ref().map(TokenHash::as_str))
+    .bind(row.watch_token.as_ref().map(TokenHash::as_str))
+    .bind(clock.initial_ms)
+    .bind(clock.increment_ms)
+    .bind(clock.days)
+    .bind(o.format.as_str())
+    .bind(o.format.series_games().map(i64::from))
+    .bind(row.players[0].as_deref())
+    .bind(row.players[1].as_deref())
+    .bind(i64::from(row.lobby))
+    .bind(i64::from(row.rated))
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ pub(super) const TABLE_COLUMNS: &str =
     "SELECT id, opponent, level, host_side, spectator_seats, goats_to_win, \
      first_side, multi_jump, three_tigers, repetition, ply_limit, host_secret, guest_secret, \
      invite_token, watch_token, clock_initial_ms, clock_increment_ms, clock_days, format, \
-     series_games FROM tables WHERE id = $1";
+     series_games, host_player, guest_player, lobby, rated FROM tables WHERE id = $1";
 
 /// A time control as its columns hold it: the initial time and increment
 /// in milliseconds, or the days per action; all null for none.
@@ -83,6 +83,10 @@ pub(super) struct RawTable {
     pub(super) clock: ClockColumns,
     pub(super) format: String,
     pub(super) series_games: Option<i64>,
+    pub(super) host_player: Option<String>,
+    pub(super) guest_player: Option<String>,
+    pub(super) lobby: i64,
+    pub(super) rated: i64,
 }
 
 impl RawTable {
@@ -136,6 +140,9 @@ impl RawTable {
             guest_secret: self.guest_secret.map(TokenHash::from_stored),
             invite_token: self.invite_token.map(TokenHash::from_stored),
             watch_token: self.watch_token.map(TokenHash::from_stored),
+            players: [self.host_player, self.guest_player],
+            lobby: self.lobby != 0,
+            rated: self.rated != 0,
             id: self.id,
         })
     }

@@ -176,6 +176,9 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
                     game.format,
                     game.series_games,
                     game.record,
+                    game.host_player,
+                    game.guest_player,
+                    game.rated,
                 ])?;
             }
         }

@@ -161,6 +161,8 @@ impl Table {
                 finished.push(FinishedGame::new(
                     &self.id,
                     &self.options,
+                    &self.seats,
+                    self.rated,
                     board,
                     first + i as u64,
                     ended,

@@ -6,13 +6,16 @@ use baghchal_protocol as wire;
 use tokio::sync::{mpsc, oneshot};
 
 use baghchal_table::play::Intent;
+use baghchal_table::seats::Key;
+#[cfg(doc)]
+use baghchal_table::seats::Seats;
 
 use super::conn::{ConnId, Member, Outbox, TableClosed};
 
 pub(super) enum Command {
     Join {
         conn: ConnId,
-        token: String,
+        keys: Vec<Key>,
         since: Option<u64>,
         outbox: Outbox,
         respond_to: oneshot::Sender<Result<Member, wire::ErrorCode>>,
@@ -62,12 +65,12 @@ impl LocalTable {
         self.tx.same_channel(&other.tx)
     }
 
-    /// Presents `token`. On success the table has sent `welcome`, the
+    /// Presents `keys` (see [`Seats::admit`]). On success the table has sent `welcome`, the
     /// state and `presence` into `outbox`, and will keep sending there.
     pub async fn join(
         &self,
         conn: ConnId,
-        token: String,
+        keys: Vec<Key>,
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
@@ -75,7 +78,7 @@ impl LocalTable {
         self.tx
             .send(Command::Join {
                 conn,
-                token,
+                keys,
                 since,
                 outbox,
                 respond_to,

@@ -150,7 +150,9 @@ pub fn spawn(
             row.invite_token.map(TokenHash::key),
             row.watch_token.map(TokenHash::key),
             now,
-        ),
+        )
+        .with_players(row.players, row.lobby),
+        rated: row.rated,
         boards,
         host: None,
         guest: None,
@@ -192,6 +194,8 @@ struct Table {
     options: TableOptions,
     /// Who may sit where, and who is away.
     seats: Seats,
+    /// Whether its games count for the players' ratings.
+    rated: bool,
     /// The games, on one board or two.
     boards: Boards,
     /// The host's socket.
@@ -354,12 +358,12 @@ impl Table {
         match command {
             Command::Join {
                 conn,
-                token,
+                keys,
                 since,
                 outbox,
                 respond_to,
             } => {
-                let result = self.join(conn, &token, since, outbox).await;
+                let result = self.join(conn, &keys, since, outbox).await;
                 let _ = respond_to.send(result);
             }
             Command::Leave { conn } => self.leave(conn).await,

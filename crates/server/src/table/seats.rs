@@ -10,10 +10,10 @@ use baghchal_table::boards::Board;
 use baghchal_table::names::side_to_wire;
 use baghchal_table::play::Event;
 use baghchal_table::seat::Player;
-use baghchal_table::seats::{Admission, ABSENCE_GRACE};
+use baghchal_table::seats::{Admission, Key, ABSENCE_GRACE};
 use baghchal_table::time::Timestamp;
 
-use crate::token::{Token, TokenHash};
+use crate::token::Token;
 
 use super::conn::{encode, ConnId, Member, Outbox, Outgoing};
 use super::{Conn, Table};
@@ -22,13 +22,16 @@ impl Table {
     pub(super) async fn join(
         &mut self,
         conn: ConnId,
-        token: &str,
+        keys: &[Key],
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Member, wire::ErrorCode> {
-        let key = TokenHash::of(token).key();
+        let identity = keys.iter().find_map(|key| match key {
+            Key::Player(id) => Some(id.clone()),
+            Key::Link(_) => None,
+        });
         let mut claimed = None;
-        let member = match self.seats.admit(&key, &self.options, &self.boards)? {
+        let member = match self.seats.admit(keys, &self.options, &self.boards)? {
             Admission::Seated(player) => Member::Player(player),
             Admission::ClaimsGuest => {
                 let secret = Token::generate().map_err(|e| {
@@ -38,7 +41,12 @@ impl Table {
                 match self
                     .context
                     .storage
-                    .claim_guest_seat(&self.id, &secret.hash(), self.tenure.epoch)
+                    .claim_guest_seat(
+                        &self.id,
+                        &secret.hash(),
+                        identity.as_deref(),
+                        self.tenure.epoch,
+                    )
                     .await
                 {
                     Ok(true) => {}
@@ -52,7 +60,7 @@ impl Table {
                         return Err(wire::ErrorCode::Internal);
                     }
                 }
-                self.seats.seat_guest(secret.hash().key());
+                self.seats.seat_guest(secret.hash().key(), identity);
                 tracing::info!(conn_id = conn, "opponent link claimed");
                 claimed = Some(secret);
                 Member::Player(Player::Guest)

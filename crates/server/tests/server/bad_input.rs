@@ -129,7 +129,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         (
             json(&ClientMessage::Hello {
                 table: table.clone(),
-                token: "x".into(),
+                token: Some("x".into()),
                 since: None,
             }),
             ErrorCode::AlreadyJoined,
@@ -160,7 +160,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
         &mut late,
         json(&ClientMessage::Hello {
             table: table.clone(),
-            token: watch,
+            token: Some(watch),
             since: None,
         }),
     )
@@ -175,7 +175,7 @@ async fn every_bad_message_is_refused_and_changes_nothing(db: &TestDb) {
     let hello = |table: &str, token: &str| {
         json(&ClientMessage::Hello {
             table: table.into(),
-            token: token.into(),
+            token: Some(token.into()),
             since: None,
         })
     };

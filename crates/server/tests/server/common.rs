@@ -359,6 +359,23 @@ impl Client {
         }
     }
 
+    /// A websocket whose upgrade request carries `cookie` (a browser's
+    /// session).
+    pub async fn connect_with_cookie(addr: SocketAddr, cookie: &str) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("Cookie", cookie.parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        Client {
+            ws,
+            frames: Vec::new(),
+            version: 0,
+            next_id: 1,
+        }
+    }
+
     /// A websocket over a TCP connection made by the test.
     pub async fn over(stream: TcpStream, addr: SocketAddr) -> Client {
         let (ws, _) = tokio_tungstenite::client_async(
@@ -459,7 +476,7 @@ impl Client {
     pub async fn hello(&mut self, table: &str, token: &str, since: Option<u64>) -> Joined {
         self.send(&ClientMessage::Hello {
             table: table.into(),
-            token: token.into(),
+            token: Some(token.into()),
             since,
         })
         .await;

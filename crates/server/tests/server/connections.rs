@@ -241,7 +241,7 @@ async fn hellos_past_the_address_budget_are_refused_with_rate_limited() {
     let (server, metrics) = start(config).await;
     let hello = ClientMessage::Hello {
         table: "nosuchtable".into(),
-        token: "nosuchtoken".into(),
+        token: Some("nosuchtoken".into()),
         since: None,
     };
     for _ in 0..2 {

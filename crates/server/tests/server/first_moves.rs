@@ -87,7 +87,7 @@ async fn a_host_cancels_a_table_whose_guest_never_came(db: &TestDb) {
     // The opponent link grants nothing any more, also after a restart.
     let invite = ClientMessage::Hello {
         table: created.table.clone(),
-        token: opponent_token(&created),
+        token: Some(opponent_token(&created)),
         since: None,
     };
     let mut guest = server.connect().await;

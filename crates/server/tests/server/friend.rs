@@ -84,7 +84,7 @@ async fn the_opponent_link_claims_the_seat_once() {
     let mut late = server.connect().await;
     late.send(&ClientMessage::Hello {
         table: created.table.clone(),
-        token: invite.clone(),
+        token: Some(invite.clone()),
         since: None,
     })
     .await;

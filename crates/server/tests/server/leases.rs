@@ -28,6 +28,9 @@ fn row(id: &str) -> TableRow {
         guest_secret: None,
         invite_token: None,
         watch_token: None,
+        players: [None, None],
+        lobby: false,
+        rated: false,
     }
 }
 

@@ -23,6 +23,7 @@ mod metrics;
 mod notation;
 mod offers;
 mod page;
+mod players;
 mod reconnect;
 mod replay;
 mod secrets;

@@ -105,7 +105,7 @@ async fn reconnect_at_every_depth(server: &TestServer, played: &Played, token: &
         client
             .send(&ClientMessage::Hello {
                 table: table.into(),
-                token: token.into(),
+                token: Some(token.into()),
                 since: Some(version - k),
             })
             .await;

@@ -34,7 +34,7 @@ async fn gallery_fills_up_and_frees_seats(db: &TestDb) {
     third
         .send(&ClientMessage::Hello {
             table: created.table.clone(),
-            token: watch.clone(),
+            token: Some(watch.clone()),
             since: None,
         })
         .await;

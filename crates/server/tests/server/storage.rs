@@ -35,6 +35,9 @@ async fn table(storage: &Storage) -> String {
                 guest_secret: None,
                 invite_token: Some(Token::generate().unwrap().hash()),
                 watch_token: None,
+                players: [None, None],
+                lobby: false,
+                rated: false,
             },
             None,
         )
@@ -97,7 +100,7 @@ async fn the_guest_seat_is_claimed_once_by_racing_claimers(db: &TestDb) {
         let storage = storage.clone();
         let id = id.clone();
         let hash = secret.hash();
-        tokio::spawn(async move { storage.claim_guest_seat(&id, &hash, None).await })
+        tokio::spawn(async move { storage.claim_guest_seat(&id, &hash, None, None).await })
     });
     let won: Vec<usize> = futures_util::future::join_all(claims)
         .await
@@ -134,6 +137,9 @@ async fn a_series_table_reads_back_its_format_as_another_node_would_load_it(db: 
             guest_secret: None,
             invite_token: None,
             watch_token: None,
+            players: [None, None],
+            lobby: false,
+            rated: false,
         };
         storage.create_table(&row, None).await.unwrap();
         let loaded = storage.table(&id).await.unwrap().unwrap();
