@@ -41,9 +41,9 @@ pub const TAU: f64 = 0.75;
 /// The least deviation a rated game leaves: however many games a player
 /// has, the rating keeps moving by a useful amount. Since every game is a
 /// rating period that first widens the deviation by the volatility
-/// (Glicko-2's step 6), the floor binds only for steady players: at a
-/// volatility of 0.06 a player who plays on settles near a deviation of 61
-/// by itself, at 0.01 below 45.
+/// (Glicko-2's step 6), the floor binds only for steady players: a player
+/// who plays on settles near a deviation of 60 at a volatility of 0.06,
+/// near 74 at the start's 0.09, and below 45 at 0.01.
 ///
 /// ```
 /// use baghchal_rating::{rate, Outcome, Rating, SideAdvantage, DEVIATION_FLOOR};
@@ -142,7 +142,8 @@ impl Rating {
     /// assert!(!Rating { deviation: 109.9, ..Rating::default() }.is_provisional());
     /// ```
     pub fn is_provisional(&self) -> bool {
-        !(self.deviation < PROVISIONAL_DEVIATION)
+        // A NaN deviation is as uncertain as can be.
+        self.deviation >= PROVISIONAL_DEVIATION || self.deviation.is_nan()
     }
 
     /// The integer rating that players see: the rating rounded to the
@@ -192,7 +193,7 @@ impl Rating {
     /// ```
     pub fn after_idle(&self, days: f64) -> Rating {
         let r = self.sane();
-        if !(days > 0.0) {
+        if days.is_nan() || days <= 0.0 {
             return r;
         }
         let periods = (days * PERIODS_PER_DAY).min(1e9);
