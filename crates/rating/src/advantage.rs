@@ -59,12 +59,13 @@ impl SideAdvantage {
     pub const SELF_PLAY: SideAdvantage = SideAdvantage(320.0);
 
     /// An advantage of `points` for the tigers' side (a non-finite value
-    /// reads as none).
+    /// reads as none, one beyond ±4000 as ±4000).
     ///
     /// ```
     /// use baghchal_rating::SideAdvantage;
     /// assert_eq!(SideAdvantage::tigers(-50.0).points(), -50.0);
     /// assert_eq!(SideAdvantage::tigers(f64::NAN), SideAdvantage::NONE);
+    /// assert_eq!(SideAdvantage::tigers(1e9).points(), 4000.0);
     /// ```
     pub fn tigers(points: f64) -> SideAdvantage {
         if points.is_finite() {

@@ -4,7 +4,7 @@
 
 use std::f64::consts::PI;
 
-use crate::rating::{Rating, DEVIATION_CAP, START_RATING};
+use crate::rating::{Rating, DEVIATION_CAP, START_RATING, TAU};
 
 /// Points per unit of Glicko-2's internal scale: 400 / ln 10, so that the
 /// internal logistic is the usual 10-to-1-per-400-points one.
@@ -64,7 +64,7 @@ impl Rating {
     /// [`crate::rate`] applies it); a period without results only widens
     /// the deviation (step 6). Inputs are read as in the game update: a
     /// non-finite field as the start's, a deviation above the cap at the
-    /// cap.
+    /// cap, a `tau` that is not a positive number as [`crate::TAU`].
     ///
     /// Glickman's worked example (τ = 0.5):
     ///
@@ -131,7 +131,7 @@ pub(crate) fn period(player: &Rating, results: &[PeriodResult], tau: f64) -> (Ra
     let tau = if tau.is_finite() && tau > 0.0 {
         tau
     } else {
-        0.5
+        TAU
     };
     let (sigma, iterations) = volatility(delta, phi, v, sigma, tau);
     // Steps 6 and 7: the new deviation and rating.
@@ -265,7 +265,7 @@ mod tests {
 
     #[test]
     fn glickmans_intermediate_values_come_out_on_the_way() {
-        let (player, results) = glickman();
+        let (_, results) = glickman();
         let mu = 0.0;
         let mut information = 0.0;
         let mut surprise = 0.0;
@@ -293,7 +293,6 @@ mod tests {
         let (sigma, iterations) = volatility(v * surprise, 200.0 / SCALE, v, 0.06, 0.5);
         assert!((sigma - 0.05999).abs() < 0.00001);
         assert!(iterations <= 10, "{iterations}");
-        let _ = player;
     }
 
     #[test]
