@@ -214,3 +214,46 @@ fn idle_time_before_a_game_makes_the_game_count_for_more() {
     assert!(rusty.goats.rating > fresh.goats.rating);
     assert!(player.after_idle(1e6).deviation == START_DEVIATION);
 }
+
+/// The examples `docs/ratings.md` quotes (`cargo test -p baghchal-rating
+/// --test properties examples -- --nocapture` prints them).
+#[test]
+fn the_examples_in_the_ratings_document_hold() {
+    let established = at(1500.0, 60.0, 0.06);
+    let moved = |outcome, adv| rate(established, established, outcome, adv).goats.rating - 1500.0;
+    let adv = SideAdvantage::SELF_PLAY;
+    let (win, draw, loss) = (
+        moved(Outcome::GoatsWin, adv),
+        moved(Outcome::Draw, adv),
+        moved(Outcome::TigersWin, adv),
+    );
+    let plain = moved(Outcome::GoatsWin, SideAdvantage::NONE);
+    eprintln!("equals at 1500/60/0.06, advantage 320: goats' win {win:.1}, draw {draw:.1}, tigers' win {loss:.1}; no advantage: {plain:.1}");
+    assert!((win - 17.8).abs() < 0.05 && (draw - 7.4).abs() < 0.05 && (loss + 2.9).abs() < 0.05);
+    assert!((plain - 10.2).abs() < 0.05);
+
+    let stronger = at(1820.0, 60.0, 0.06);
+    let even = rate(stronger, established, Outcome::GoatsWin, adv);
+    eprintln!("1820 as the goats beats 1500: {}", even.goats_change());
+    assert_eq!(even.goats_change().0, 10);
+
+    let new_as_goats = rate(Rating::default(), established, Outcome::GoatsWin, adv);
+    let new_as_tigers = rate(established, Rating::default(), Outcome::TigersWin, adv);
+    eprintln!(
+        "a new player's first win against 1500/60: as the goats {}, as the tigers {}",
+        new_as_goats.goats_change(),
+        new_as_tigers.tigers_change()
+    );
+    assert_eq!(new_as_goats.goats_change().0, 618);
+    assert_eq!(new_as_tigers.tigers_change().0, 101);
+
+    let days_to_provisional = |rating: Rating| {
+        (0..10_000)
+            .find(|&days| rating.after_idle(f64::from(days)).is_provisional())
+            .unwrap()
+    };
+    let slow = days_to_provisional(at(1500.0, 60.0, 0.06));
+    let fast = days_to_provisional(at(1500.0, 74.0, 0.09));
+    eprintln!("provisional again after {slow} days (60, 0.06), {fast} days (74, 0.09)");
+    assert_eq!((slow, fast), (365, 127));
+}
