@@ -87,6 +87,7 @@ mod ownership;
 mod players;
 mod ratings;
 mod rows;
+mod settle;
 mod writer;
 
 use events::{decode_event, EventRow, StoredEvent};

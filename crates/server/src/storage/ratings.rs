@@ -29,14 +29,11 @@ impl StoredRating {
             speed: self.speed.clone(),
             rating: round(self.rating),
             deviation: round(self.deviation),
-            provisional: self.deviation >= PROVISIONAL_DEVIATION,
+            provisional: self.deviation >= baghchal_rating::PROVISIONAL_DEVIATION,
             games: u32::try_from(self.games).unwrap_or(u32::MAX),
         }
     }
 }
-
-/// A rating is provisional while its deviation is at least this.
-pub const PROVISIONAL_DEVIATION: f64 = 110.0;
 
 impl Storage {
     /// `player`'s ratings, by speed class.

@@ -17,6 +17,7 @@ use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
 use tokio::sync::mpsc;
 
 use super::games::INSERT_GAME;
+use super::settle::settle_sqlite;
 use super::writer::{committed, gather, version_of, Append, Done, Job, MAX_BATCH};
 use super::StorageError;
 
@@ -157,7 +158,7 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
         if games.peek().is_some() {
             let mut insert_game = tx.prepare_cached(INSERT_GAME)?;
             for game in games {
-                insert_game.execute(params![
+                let inserted = insert_game.execute(params![
                     game.table_id,
                     game.game,
                     game.board,
@@ -180,6 +181,9 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
                     game.guest_player,
                     game.rated,
                 ])?;
+                if inserted == 1 {
+                    settle_sqlite(&tx, game)?;
+                }
             }
         }
         let mut update =

@@ -14,6 +14,7 @@ use crate::stats::ActionStage;
 
 use super::events::StoredEvent;
 use super::games::{bind_game, GameColumns, INSERT_GAME};
+use super::settle::settle_postgres;
 use super::StorageError;
 
 /// Events the writer commits in one transaction at most.
@@ -234,9 +235,12 @@ pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), Storag
             .await?;
         }
         for game in &append.games {
-            bind_game(sqlx::query(INSERT_GAME), game)
+            let inserted = bind_game(sqlx::query(INSERT_GAME), game)
                 .execute(&mut *tx)
                 .await?;
+            if inserted.rows_affected() == 1 {
+                settle_postgres(&mut tx, game).await?;
+            }
         }
     }
     tx.commit().await?;
@@ -295,9 +299,12 @@ pub(super) async fn append_unowned(pool: &PgPool, ordered: &[&Append]) -> Result
         insert.build().execute(&mut *tx).await?;
     }
     for game in ordered.iter().flat_map(|append| &append.games) {
-        bind_game(sqlx::query(INSERT_GAME), game)
+        let inserted = bind_game(sqlx::query(INSERT_GAME), game)
             .execute(&mut *tx)
             .await?;
+        if inserted.rows_affected() == 1 {
+            settle_postgres(&mut tx, game).await?;
+        }
     }
     for (flag, tables) in [(1_i64, &active), (0_i64, &inactive)] {
         for tables in tables.chunks(ROWS_PER_INSERT) {
