@@ -12,7 +12,9 @@
 //! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into(), board: None });
 //! ```
 
+mod lobby;
 mod players;
+pub use lobby::*;
 pub use players::*;
 
 use serde::{Deserialize, Serialize};
@@ -254,6 +256,10 @@ pub enum ApiErrorCode {
     AlreadyAccount,
     /// 403: only accounts may do this (rated play, changing a password).
     AccountNeeded,
+    /// 409: the challenge was taken (or withdrawn) already.
+    Taken,
+    /// 409: the player is already in a game the lobby made.
+    Busy,
 }
 
 impl ApiErrorCode {
@@ -276,6 +282,8 @@ impl ApiErrorCode {
             ApiErrorCode::NameTaken => "name_taken",
             ApiErrorCode::AlreadyAccount => "already_account",
             ApiErrorCode::AccountNeeded => "account_needed",
+            ApiErrorCode::Taken => "taken",
+            ApiErrorCode::Busy => "busy",
         }
     }
 
@@ -299,7 +307,10 @@ impl ApiErrorCode {
             ApiErrorCode::Unavailable => 503,
             ApiErrorCode::NotSignedIn | ApiErrorCode::WrongPassword => 401,
             ApiErrorCode::AccountNeeded => 403,
-            ApiErrorCode::NameTaken | ApiErrorCode::AlreadyAccount => 409,
+            ApiErrorCode::NameTaken
+            | ApiErrorCode::AlreadyAccount
+            | ApiErrorCode::Taken
+            | ApiErrorCode::Busy => 409,
         }
     }
 }

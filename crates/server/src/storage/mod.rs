@@ -83,6 +83,7 @@ macro_rules! on_pool {
 
 mod events;
 mod games;
+mod lobby;
 mod ownership;
 mod players;
 mod ratings;
@@ -93,9 +94,11 @@ mod writer;
 use events::{decode_event, EventRow, StoredEvent};
 use games::GameColumns;
 pub use games::StoredGame;
+pub use lobby::{ChallengeRow, Consumes, Pairing, PoolEntry, MAX_CHALLENGES_PER_PLAYER};
 pub use players::{Credentials, Naming, PlayerRow, Seat, MAX_PLAYING};
 pub use ratings::StoredRating;
-use rows::{ClockColumns, RawTable, TABLE_COLUMNS};
+pub use rows::ClockColumns;
+use rows::{RawTable, TABLE_COLUMNS};
 use writer::{checkpoint_wal, write_batches, Append, Job, MAX_BATCH};
 
 /// Whether an SQLite `url` names a database in memory: `sqlite::memory:`,

@@ -19,14 +19,18 @@ pub(super) const TABLE_COLUMNS: &str =
 /// A time control as its columns hold it: the initial time and increment
 /// in milliseconds, or the days per action; all null for none.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) struct ClockColumns {
-    pub(super) initial_ms: Option<i64>,
-    pub(super) increment_ms: Option<i64>,
-    pub(super) days: Option<i64>,
+pub struct ClockColumns {
+    /// The initial time, in milliseconds.
+    pub initial_ms: Option<i64>,
+    /// The increment, in milliseconds.
+    pub increment_ms: Option<i64>,
+    /// The days per action.
+    pub days: Option<i64>,
 }
 
 impl ClockColumns {
-    pub(super) fn encode(clock: Option<TimeControl>) -> ClockColumns {
+    /// The columns of `clock`.
+    pub fn encode(clock: Option<TimeControl>) -> ClockColumns {
         let ms = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
         match clock {
             None => ClockColumns {
@@ -47,7 +51,9 @@ impl ClockColumns {
         }
     }
 
-    pub(super) fn decode(self) -> Option<Option<TimeControl>> {
+    /// The time control the columns hold; `None` when they hold none
+    /// that is valid.
+    pub fn decode(self) -> Option<Option<TimeControl>> {
         let ms = |n: i64| u64::try_from(n).ok().map(Duration::from_millis);
         match (self.initial_ms, self.increment_ms, self.days) {
             (None, None, None) => Some(None),
