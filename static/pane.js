@@ -1,21 +1,26 @@
-// One board of a two-board match, drawn in its own pane: its header (which
-// board, the viewer's side on it), whose turn, its clocks, the board, its
-// counters, the claim on an absent opponent, its own controls and its move
-// list. The table view (table.js) owns the socket and the state, and gives
-// each pane the table as seen from its board (state.js `onlyBoard`); every
-// command a pane sends names its board.
+// One board drawn in its pane: whose turn, its clocks, the board, its
+// counters, the claim on an absent opponent, its own controls and its
+// move list. It serves both kinds of table: each board of a two-board
+// match has its pane, framed with a header (which board, the viewer's side
+// on it); the only board of a table is a match of one, whose parts keep
+// the table's unnumbered ids and which the table lays out around its own
+// panel. The table view (table.js) owns the socket and the state, and
+// gives each pane the table as seen from its board (state.js `onlyBoard`);
+// every command a pane sends names its board, which the table puts on the
+// wire where there are two. What a pane says in words is tablewords.js's.
 
 import { Board } from './board.js';
 import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
-import { resultText } from './words.js';
+import { turnText, counterRows } from './tablewords.js';
 import { t, num } from './i18n.js';
-import { h, sideName } from './dom.js';
+import { h, announce, other, sideName } from './dom.js';
 import { mySide, mode, timeLeft, absence, waitingForFriend } from './state.js';
 import { formatClock, formatCountdown, isLow } from './clock.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').BoardNumber} BoardNumber */
+/** @typedef {import('./wire.js').GameState} GameState */
 /** @typedef {import('./state.js').TableState} TableState */
 
 /**
@@ -29,6 +34,8 @@ import { formatClock, formatCountdown, isLow } from './clock.js';
  * @property {(board: BoardNumber, action: string) => void} play sends an action on the board
  * @property {(board: BoardNumber, type: BoardCommand) => void} command sends a command about the board's game
  * @property {(path: string) => void} navigate opens another view of the page
+ * @property {() => Node[]} [rematch] at a table of one board, the table's
+ *   rematch buttons, drawn among the board's own
  * @property {string} table the table's id
  */
 
@@ -36,15 +43,18 @@ export class BoardPane {
   /**
    * @param {BoardNumber} n
    * @param {PaneHost} host
+   * @param {boolean} [alone] the only board of its table: a match of one
    */
-  constructor(n, host) {
+  constructor(n, host, alone = false) {
     this.n = n;
     this.host = host;
+    /** @type {BoardNumber | null} the board's number as the page names it: none when it is the only one */
+    this.label = alone ? null : n;
     this.boardRoot = h('div', { class: 'board-root' });
     this.board = new Board(this.boardRoot, (action) => host.play(n, action));
     /** @type {number | null} the ply shown while browsing the move list; `null`: the live position */
     this.cursor = null;
-    /** @type {{key: string, list: string[]} | null} */
+    /** @type {{key: string, list: string[]} | null} the positions of the moves, by ply */
     this.replayed = null;
     /** @type {TableState | null} the table as seen from this board, as last drawn */
     this.s = null;
@@ -52,18 +62,17 @@ export class BoardPane {
     this.confirmResign = false;
     /** @type {string | null} the absence (by its start) the player chose to keep waiting through */
     this.keptWaiting = null;
+    /** @type {string} the absent banner's shape as drawn, to redraw it only when that changes */
     this.absentShown = '';
-    this.moveList = new MoveList({
-      live: true,
-      ownKeys: true,
-      idSuffix: `-${n}`,
-      onSelect: (cursor) => {
-        this.cursor = cursor;
-        if (this.s) this.update(this.s, this.hints);
-      },
-    });
+    /** @type {number | null} the game in which the player was told their time runs low */
+    this.lowSaid = null;
+    this.moveList = new MoveList(
+      alone
+        ? { live: true, onSelect: (cursor) => this.browseTo(cursor) }
+        : { live: true, ownKeys: true, idSuffix: `-${n}`, onSelect: (cursor) => this.browseTo(cursor) },
+    );
     this.moveList.swipeOn(this.boardRoot);
-    const id = (/** @type {string} */ name) => `${name}-${n}`;
+    const id = (/** @type {string} */ name) => this.id(name);
     this.title = h('h2', { class: 'pane-title', id: id('pane-title') });
     this.turn = h('p', { class: 'headline', id: id('headline') });
     this.clocks = h('div', { class: 'clocks', role: 'group', 'aria-label': t('clocksLabel'), hidden: true });
@@ -74,12 +83,34 @@ export class BoardPane {
     };
     this.clocks.replaceChildren(this.clock.goats, this.clock.tigers);
     this.browse = h('div', { class: 'browse', hidden: true });
-    this.counters = h('dl', { class: 'counters compact' });
-    this.absent = h('div', { class: 'absent-banner', id: id('absent'), hidden: true });
-    this.controls = h('div', { class: 'controls', id: id('controls'), role: 'group', 'aria-label': t('boardActions', { n }) });
+    this.counters = h('dl', { class: alone ? 'counters' : 'counters compact' });
+    /** The eaten goats' pile, under the only board of a table. */
+    this.pile = h('div', { class: 'pile', role: 'img' });
+    this.absent = alone
+      ? h('section', { class: 'absent-banner', id: 'absent', hidden: true, 'aria-labelledby': 'absent-text' })
+      : h('div', { class: 'absent-banner', id: id('absent'), hidden: true });
+    this.controls = alone ? h('div', { class: 'controls' }) : h('div', { class: 'controls', id: id('controls'), role: 'group', 'aria-label': t('boardActions', { n }) });
+    /** @type {HTMLElement | null} the pane's frame at a two-board table (`frame`) */
+    this.root = null;
+  }
+
+  /**
+   * An element's id in this pane: numbered by the board at a two-board
+   * table, as the table's own at a table of one.
+   * @param {string} name
+   */
+  id(name) {
+    return this.label === null ? name : `${name}-${this.label}`;
+  }
+
+  /**
+   * The pane as one of two boards: its header, then every part, in a
+   * frame of its own.
+   */
+  frame() {
     this.root = h(
       'section',
-      { class: 'pane', id: id('board'), 'data-board': String(n), 'aria-labelledby': id('pane-title') },
+      { class: 'pane', id: this.id('board'), 'data-board': String(this.n), 'aria-labelledby': this.id('pane-title') },
       this.title,
       this.turn,
       this.clocks,
@@ -90,6 +121,19 @@ export class BoardPane {
       this.controls,
       this.moveList.root,
     );
+    return this.root;
+  }
+
+  /**
+   * The board's column at a table of one board: the turn, the table's
+   * lines that go with it (on a phone they are on screen with the result),
+   * the clocks, the board and the pile. The table places the absent
+   * banner above it, and the controls, the counters and the move list in
+   * its panel.
+   * @param {Node[]} lines
+   */
+  column(lines) {
+    return h('div', { class: 'board-column', id: 'board' }, this.turn, ...lines, this.clocks, this.browse, this.boardRoot, this.pile);
   }
 
   destroy() {
@@ -102,7 +146,7 @@ export class BoardPane {
     this.board.relabel();
     this.moveList.relabel();
     this.clocks.setAttribute('aria-label', t('clocksLabel'));
-    this.controls.setAttribute('aria-label', t('boardActions', { n: this.n }));
+    if (this.label !== null) this.controls.setAttribute('aria-label', t('boardActions', { n: this.label }));
     this.absentShown = '';
   }
 
@@ -127,9 +171,20 @@ export class BoardPane {
    * @param {number} top
    */
   bringIntoView(top) {
-    this.root.style.scrollMarginTop = `${Math.ceil(top) + 8}px`;
+    const el = this.root ?? this.boardRoot;
+    el.style.scrollMarginTop = `${Math.ceil(top) + 8}px`;
     const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
-    this.root.scrollIntoView({ block: 'start', behavior: smooth ? 'smooth' : 'auto' });
+    el.scrollIntoView({ block: 'start', behavior: smooth ? 'smooth' : 'auto' });
+  }
+
+  /**
+   * Shows the position after `cursor` plies (from the move list), or the
+   * live one.
+   * @param {number | null} cursor
+   */
+  browseTo(cursor) {
+    this.cursor = cursor;
+    if (this.s) this.update(this.s, this.hints);
   }
 
   /**
@@ -144,8 +199,8 @@ export class BoardPane {
     const g = s.game;
     if (!g) return;
     const m = mode(s);
-    const n = this.n;
     const mine = mySide(s);
+    // A rematch empties the list: browsing the old game ends with it.
     if (this.cursor !== null && this.cursor >= s.moves.length) this.cursor = null;
     const shown = this.cursor === null ? null : this.positionAt(s, this.cursor);
     if (shown === null) {
@@ -156,37 +211,53 @@ export class BoardPane {
     }
     this.updateBrowse(s);
 
-    const hostSide = g.host_side;
-    if (mine) this.title.textContent = t(mine === 'goats' ? 'boardYouGoats' : 'boardYouTigers', { n });
-    else this.title.textContent = t(hostSide === 'goats' ? 'boardHostGoats' : 'boardHostTigers', { n });
-
-    const phase = g.phase === 'placement' ? t('phasePlacement') : t('phaseMovement');
-    let turn;
-    if (g.result) turn = resultText(g.result, { goatsToWin: g.goats_to_win, plyLimit: g.ply_limit, mine });
-    else if (waitingForFriend(s)) turn = t('waitingForOpponent');
-    else if (mine && g.side_to_move === mine) turn = `${t('yourTurnOnBoard', { n, side: sideName(mine) })} · ${phase}`;
-    else if (mine) turn = `${t('opponentTurn', { side: sideName(g.side_to_move) })} · ${phase}`;
-    else turn = `${t('turnOf', { side: sideName(g.side_to_move) })} · ${phase}`;
-    this.turn.textContent = turn;
+    if (this.label !== null) {
+      const n = this.label;
+      if (mine) this.title.textContent = t(mine === 'goats' ? 'boardYouGoats' : 'boardYouTigers', { n });
+      else this.title.textContent = t(g.host_side === 'goats' ? 'boardHostGoats' : 'boardHostTigers', { n });
+    }
+    this.turn.textContent = turnText(s, this.label);
     this.turn.classList.toggle('finished', Boolean(g.result));
     this.turn.classList.toggle('my-turn', m === 'play');
-    this.root.classList.toggle('my-turn', m === 'play');
-    this.root.classList.toggle('finished', Boolean(g.result));
+    this.root?.classList.toggle('my-turn', m === 'play');
+    this.root?.classList.toggle('finished', Boolean(g.result));
 
-    /** @type {[string, string, string][]} */
-    const counters = [
-      ['in-hand', t('inHand'), num(g.in_hand)],
-      ['eaten', t('eaten'), `${num(g.eaten)}/${num(g.goats_to_win)}`],
-      ['trapped', t('trapped'), `${num(g.trapped_tigers)}/${num(g.tigers)}`],
-      ['ply', t('ply'), `${num(g.ply)}/${num(g.ply_limit)}`],
-    ];
     this.counters.replaceChildren(
-      ...counters.map(([id, label, value]) => h('div', { class: `counter ${id}` }, h('dt', { text: label }), h('dd', { id: `counter-${id}-${n}`, text: value }))),
+      ...counterRows(g, this.label).map(([id, label, value]) => h('div', { class: `counter ${id}` }, h('dt', { text: label }), h('dd', { id: this.id(`counter-${id}`), text: value }))),
     );
+    if (this.label === null) this.updatePile(g);
 
     this.updateControls(s);
     this.moveList.update(s.moves, this.cursor);
     this.tick(Date.now());
+  }
+
+  /**
+   * The eaten goats' pile: a slot for each goat the tigers need, filled as
+   * they are eaten.
+   * @param {GameState} g
+   */
+  updatePile(g) {
+    this.pile.setAttribute('aria-label', `${t('eatenPile')}: ${num(g.eaten)}/${num(g.goats_to_win)}`);
+    const icons = [];
+    for (let i = 0; i < g.goats_to_win; i++) {
+      const slot = h('span', { class: i < g.eaten ? 'pile-goat eaten' : 'pile-goat' });
+      if (i < g.eaten) {
+        const icon = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+        icon.setAttribute('viewBox', '-40 -40 80 80');
+        icon.setAttribute('aria-hidden', 'true');
+        const use = document.createElementNS('http://www.w3.org/2000/svg', 'use');
+        use.setAttribute('href', '#goat-piece');
+        use.setAttribute('x', '-40');
+        use.setAttribute('y', '-40');
+        use.setAttribute('width', '80');
+        use.setAttribute('height', '80');
+        icon.append(use);
+        slot.append(icon);
+      }
+      icons.push(slot);
+    }
+    this.pile.replaceChildren(h('span', { class: 'pile-label', 'aria-hidden': 'true', text: t('eatenPile') }), ...icons);
   }
 
   /**
@@ -196,12 +267,16 @@ export class BoardPane {
    */
   tick(now) {
     if (!this.s) return false;
-    return this.updateClocks(this.s, now) || this.updateAbsent(this.s, now);
+    const running = this.updateClocks(this.s, now);
+    const counting = this.updateAbsent(this.s, now);
+    return running || counting;
   }
 
   /**
+   * Both clocks, the running one counting down from the turn's start.
    * @param {TableState} s
-   * @param {number} now
+   * @param {number} now the page's time
+   * @returns {boolean} whether a clock runs
    */
   updateClocks(s, now) {
     const g = s.game;
@@ -218,6 +293,11 @@ export class BoardPane {
       const time = formatClock(ms);
       const state = [runs ? t('clockRunning') : '', low ? t('clockLow') : ''].filter(Boolean).join(', ');
       const label = state ? `${name}: ${time}, ${state}` : `${name}: ${time}`;
+      // At a table of one board the player hears it once a game when their own time runs low.
+      if (this.label === null && low && runs && side === mine && this.lowSaid !== g.game) {
+        this.lowSaid = g.game;
+        announce(t('announceLowTime', { time }));
+      }
       if (el.dataset.label === label) continue;
       el.dataset.label = label;
       el.classList.toggle('running', runs);
@@ -232,9 +312,11 @@ export class BoardPane {
   }
 
   /**
-   * The absent opponent on this board: the countdown, then the claims.
+   * The absent opponent on this board: who left, the countdown to when
+   * the present player may claim, then the claims and "keep waiting".
    * @param {TableState} s
    * @param {number} now
+   * @returns {boolean} whether the countdown runs
    */
   updateAbsent(s, now) {
     const onThis = (s.presence?.absent?.board ?? 1) === this.n;
@@ -258,9 +340,16 @@ export class BoardPane {
     if (!mine) message = claimable ? t('absentWatchClaimable', { side: sideName(a.side) }) : t('absentWatch', { side: sideName(a.side), time: countdown });
     else if (!claimable) message = `${t('absentOpponent', { side: sideName(a.side) })} ${t('absentCountdown', { time: countdown })}`;
     else message = `${t('absentOpponent', { side: sideName(a.side) })} ${waiting ? t('absentWaiting') : t('absentClaimable')}`;
-    const shape = `${a.side}|${since}|${claimable}|${waiting}|${Boolean(mine)}|${s.conn}|${message}`;
-    if (shape === this.absentShown) return !claimable;
+    const textId = this.id('absent-text');
+    // The countdown only changes the text: the buttons (and the focus) stay.
+    const shape = `${a.side}|${since}|${claimable}|${waiting}|${Boolean(mine)}|${s.conn}`;
+    if (shape === this.absentShown) {
+      const text = document.getElementById(textId);
+      if (text && text.textContent !== message) text.textContent = message;
+      return !claimable;
+    }
     const focusedId = document.activeElement instanceof HTMLElement && this.absent.contains(document.activeElement) ? document.activeElement.id : null;
+    const before = this.absentShown;
     this.absentShown = shape;
     this.absent.hidden = false;
     /** @type {Node[]} */
@@ -269,32 +358,35 @@ export class BoardPane {
     if (mine && claimable) {
       const off = s.conn !== 'online';
       buttons.push(
-        h('button', { type: 'button', id: `claim-victory-${n}`, class: 'primary', text: t('claimVictory'), disabled: off, onclick: () => this.host.command(n, 'claim_victory') }),
-        h('button', { type: 'button', id: `claim-draw-${n}`, text: t('claimDraw'), disabled: off, onclick: () => this.host.command(n, 'claim_draw') }),
+        h('button', { type: 'button', id: this.id('claim-victory'), class: 'primary', text: t('claimVictory'), disabled: off, onclick: () => this.host.command(n, 'claim_victory') }),
+        h('button', { type: 'button', id: this.id('claim-draw'), text: t('claimDraw'), disabled: off, onclick: () => this.host.command(n, 'claim_draw') }),
       );
       if (!waiting) {
         buttons.push(
           h('button', {
             type: 'button',
-            id: `keep-waiting-${n}`,
+            id: this.id('keep-waiting'),
             text: t('keepWaiting'),
             onclick: () => {
               this.keptWaiting = since;
               this.updateAbsent(s, Date.now());
-              document.getElementById(`claim-victory-${n}`)?.focus();
+              document.getElementById(this.id('claim-victory'))?.focus();
             },
           }),
         );
       }
+      // At a table of one board, said once, when the grace period ends.
+      if (this.label === null && !before.includes(`|${since}|true|`)) announce(t('absentClaimable'));
     }
-    this.absent.replaceChildren(h('p', { id: `absent-text-${n}`, text: message }), ...(buttons.length ? [h('div', { class: 'absent-actions' }, ...buttons)] : []));
+    this.absent.replaceChildren(h('p', { id: textId, text: message }), ...(buttons.length ? [h('div', { class: 'absent-actions' }, ...buttons)] : []));
     if (focusedId) document.getElementById(focusedId)?.focus();
     return !claimable;
   }
 
   /**
    * The position after `k` actions, drawn from the moves; `null` if the
-   * drawing does not end where the server's state does.
+   * drawing does not end where the server's state does (then the page
+   * does not pretend to know).
    * @param {TableState} s
    * @param {number} k
    */
@@ -310,16 +402,20 @@ export class BoardPane {
     return this.replayed.list[k] ?? null;
   }
 
-  /** @param {TableState} s */
+  /**
+   * The notice above the board while the move list is browsed.
+   * @param {TableState} s
+   */
   updateBrowse(s) {
     const browsing = this.cursor !== null;
     this.browse.hidden = !browsing;
     if (!browsing) {
+      if (this.browse.contains(document.activeElement)) this.moveList.list.querySelector('.ply.current')?.closest('button')?.focus();
       this.browse.replaceChildren();
       return;
     }
     const had = this.browse.contains(document.activeElement);
-    const id = `back-to-live-${this.n}`;
+    const id = this.id('back-to-live');
     this.browse.replaceChildren(
       h('p', { text: t('browsing', { n: /** @type {number} */ (this.cursor), total: s.moves.length }) }),
       h('button', {
@@ -340,34 +436,37 @@ export class BoardPane {
   /**
    * This board's buttons: resign (asked first), abort, the draw offer and
    * its answer; once over, the review of its game. The rematch is the
-   * match's, drawn by the table.
+   * table's: at a table of one board it is drawn here too (`host.rematch`).
    * @param {TableState} s
    */
   updateControls(s) {
     const g = s.game;
     if (!g) return;
     const n = this.n;
+    const alone = this.label === null;
     const focusedId = document.activeElement instanceof HTMLElement && this.controls.contains(document.activeElement) ? document.activeElement.id : null;
     /** @type {Node[]} */
     const out = [];
     const mine = mySide(s);
     const friend = s.info?.opponent === 'friend';
     /**
-     * @param {string} id
+     * @param {string} name
      * @param {string} text
      * @param {() => void} onclick
      * @param {string} [cls]
      */
-    const button = (id, text, onclick, cls = '') => h('button', { type: 'button', id: `${id}-${n}`, class: cls, text, onclick, disabled: s.conn !== 'online' });
+    const button = (name, text, onclick, cls = '') => h('button', { type: 'button', id: this.id(name), class: cls, text, onclick, disabled: s.conn !== 'online' });
     const redraw = () => this.s && this.updateControls(this.s);
-    // Alone at the table, nothing to resign or offer on either board.
-    if (mine && !g.result && !waitingForFriend(s)) {
+    if (waitingForFriend(s)) {
+      // Alone at the table: nothing to resign or offer, only to call it off.
+      if (alone && g.abortable) out.push(button('abort', t('cancelTable'), () => this.host.command(n, 'abort')));
+    } else if (mine && !g.result) {
       if (this.confirmResign) {
         out.push(
           h(
             'div',
-            { class: 'confirm', role: 'group', 'aria-labelledby': `resign-question-${n}` },
-            h('p', { id: `resign-question-${n}`, text: t('resignBoardConfirm', { n }) }),
+            { class: 'confirm', role: 'group', 'aria-labelledby': this.id('resign-question') },
+            h('p', { id: this.id('resign-question'), text: alone ? t('resignConfirm') : t('resignBoardConfirm', { n }) }),
             button('resign-yes', t('resignYes'), () => {
               this.confirmResign = false;
               this.host.command(n, 'resign');
@@ -376,7 +475,7 @@ export class BoardPane {
             button('resign-no', t('resignNo'), () => {
               this.confirmResign = false;
               redraw();
-              document.getElementById(`resign-${n}`)?.focus();
+              document.getElementById(this.id('resign'))?.focus();
             }),
           ),
         );
@@ -384,10 +483,15 @@ export class BoardPane {
         out.push(button('resign', t('resign'), () => {
           this.confirmResign = true;
           redraw();
-          document.getElementById(`resign-no-${n}`)?.focus();
+          document.getElementById(this.id('resign-no'))?.focus();
         }));
       }
-      if (g.abortable) out.push(button('abort', t('abortGame'), () => this.host.command(n, 'abort')));
+      if (g.abortable && alone) {
+        // Before both sides have moved: called off, no result. At a table
+        // whose guest never came, that cancels the table.
+        const cancel = friend && s.player === 'host' && g.game === 1 && g.ply === 0 && s.presence !== null && !s.presence[other(mine)].connected;
+        out.push(button('abort', cancel ? t('cancelTable') : t('abortGame'), () => this.host.command(n, 'abort')), h('p', { class: 'hint', text: t('abortHint') }));
+      } else if (g.abortable) out.push(button('abort', t('abortGame'), () => this.host.command(n, 'abort')));
       if (friend) {
         if (g.draw_offer === mine) out.push(h('p', { class: 'offer', text: t('drawOffered') }));
         else if (g.draw_offer) {
@@ -400,14 +504,15 @@ export class BoardPane {
       }
     }
     if (!mine && g.draw_offer && !g.result) out.push(h('p', { class: 'offer', text: t('drawOfferPending', { side: sideName(g.draw_offer) }) }));
+    if (alone && this.host.rematch) out.push(...this.host.rematch());
     if (g.result) {
       // The table's match, as of the latest state: this board's own may be older.
       if (s.match && !s.match.result) out.push(h('p', { class: 'offer', text: t('matchGoesOn') }));
-      const href = `/t/${encodeURIComponent(this.host.table)}/games/${g.game}?board=${n}`;
+      const href = `/t/${encodeURIComponent(this.host.table)}/games/${g.game}${alone ? '' : `?board=${n}`}`;
       out.push(
         h('a', {
           class: 'button',
-          id: `review-game-${n}`,
+          id: this.id('review-game'),
           href,
           text: t('reviewThisGame'),
           onclick: (ev) => {
@@ -418,7 +523,10 @@ export class BoardPane {
       );
     }
     this.controls.replaceChildren(...out);
-    this.controls.hidden = out.length === 0;
+    // No empty box where there is nothing to do (a spectator's view); at a
+    // table of one board, the controls' card goes with them.
+    const box = alone ? this.controls.parentElement : this.controls;
+    if (box) box.hidden = out.length === 0;
     if (focusedId) {
       const again = document.getElementById(focusedId);
       if (again && !(again instanceof HTMLButtonElement && again.disabled)) again.focus();
@@ -427,4 +535,3 @@ export class BoardPane {
     }
   }
 }
-

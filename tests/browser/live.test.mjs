@@ -297,6 +297,33 @@ test('a returning opponent clears the banner, and a claim ends the game with its
   await p.context.close();
 });
 
+test('at a clocked two-board table the absent opponent banner counts down on its board while a clock runs', async () => {
+  const p = await recordedTable((send) => {
+    const serverNow = Date.now();
+    const welcome = fixture('server.welcome.two_boards');
+    send({ ...welcome, table: { ...welcome.table, clock: { initial: 300, increment: 3 } } });
+    // Board 1: the guest holds the tigers, to move, and their clock runs.
+    const clock = { goats_ms: 300000, tigers_ms: 298500, running: 'tigers', turn_started_at: iso(serverNow - 2000), now: iso(serverNow) };
+    const snap = fixture('server.snapshot.two_boards');
+    send({ ...snap, state: { ...snap.state, clock }, boards: snap.boards.map((/** @type {any} */ b) => ({ ...b, state: { ...b.state, clock: b.state.board === 1 ? clock : null } })) });
+    send({
+      ...fixture('server.presence'),
+      goats: { player: 'host', computer: false, connected: false },
+      tigers: { player: 'guest', computer: false, connected: true },
+      absent: { side: 'goats', board: 1, since: iso(serverNow - 1000), claimable_at: iso(serverNow + 30000), now: iso(serverNow) },
+    });
+  });
+  const { page } = p;
+  await page.locator('#clock-tigers-1.running').waitFor();
+  await page.locator('#absent-1').waitFor();
+  const first = await text(page, '#absent-text-1');
+  assert.match(first, /Your opponent \(Goats\) has left the table\. You may claim the game in 0:[23]\d\./);
+  await page.waitForFunction((was) => document.getElementById('absent-text-1')?.textContent !== was, first);
+  assert.equal(await page.locator('#absent-2').isHidden(), true, 'the absence names board 1 only');
+  clean(p);
+  await p.context.close();
+});
+
 test('a game is aborted before both sides moved, and a rematch offer can be declined', async () => {
   /** @type {(msg: object) => void} */
   let push = () => {};
