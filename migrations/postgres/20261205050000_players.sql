@@ -66,7 +66,9 @@ CREATE TABLE challenges (
     clock_increment_ms BIGINT,
     clock_days BIGINT,
     rated BIGINT NOT NULL,
-    rating BIGINT,
+    -- The maker's rating in the game's class when they made it.
+    rating BIGINT NOT NULL,
+    provisional BIGINT NOT NULL,
     min_rating BIGINT,
     max_rating BIGINT,
     created_at BIGINT NOT NULL,
@@ -83,8 +85,7 @@ CREATE TABLE pool_entries (
     pool TEXT NOT NULL,
     rated BIGINT NOT NULL,
     rating BIGINT NOT NULL,
-    min_rating BIGINT,
-    max_rating BIGINT,
+    -- The side the player had in their last game, to give them the other.
     last_side TEXT,
     joined_at BIGINT NOT NULL,
     seen_at BIGINT NOT NULL

@@ -23,6 +23,7 @@ pub(crate) mod headers;
 pub mod http;
 pub mod identity;
 mod listen;
+pub mod lobby;
 pub mod origin;
 pub(crate) mod page;
 pub(crate) mod single_flight;
@@ -206,6 +207,21 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/session",
             post(http::account::log_in).delete(http::account::log_out),
         )
+        .route("/api/lobby", get(http::lobby::lobby_state))
+        .route("/api/lobby/events", get(http::lobby::lobby_events))
+        .route("/api/challenges", post(http::lobby::create_challenge))
+        .route(
+            "/api/challenges/{id}",
+            axum::routing::delete(http::lobby::withdraw_challenge),
+        )
+        .route(
+            "/api/challenges/{id}/accept",
+            post(http::lobby::accept_challenge),
+        )
+        .route(
+            "/api/pools/{pool}",
+            post(http::lobby::join_pool).delete(http::lobby::leave_pool),
+        )
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
@@ -352,6 +368,7 @@ pub async fn run_with_metrics(
     }
     node_tasks.close();
     let sockets = TaskTracker::new();
+    let lobby = lobby::Lobby::new(storage.clone(), public_url.clone());
     let state = AppState {
         tables: tables.clone(),
         storage: storage.clone(),
@@ -378,7 +395,20 @@ pub async fn run_with_metrics(
         computer,
         tablebase: config.tablebase.clone(),
         accounts: identity::budgets::Accounts::new(&config.public_url),
+        lobby: lobby.clone(),
+        lobby_channels: connections::Gate::new(
+            config.limits.max_websockets,
+            config.limits.websockets_per_address,
+        ),
+        lobby_actions: identity::budgets::NameBudget::new(
+            governor::Quota::per_second(std::num::NonZeroU32::MIN)
+                .allow_burst(std::num::NonZeroU32::new(30).unwrap_or(std::num::NonZeroU32::MIN)),
+        ),
     };
+    {
+        let token = token.clone();
+        node_tasks.spawn(lobby.run(token));
+    }
     let metrics_router = Router::new()
         .route("/metrics", get(http::metrics))
         .with_state(state.clone());

@@ -7,7 +7,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::bot::Computer;
-use crate::identity::budgets::Accounts;
+use crate::identity::budgets::{Accounts, NameBudget};
+use crate::lobby::Lobby;
 use crate::single_flight::SingleFlight;
 use crate::storage::Storage;
 use crate::tablebase::TablebaseSlot;
@@ -56,4 +57,10 @@ pub struct AppState {
     pub tablebase: TablebaseSlot,
     /// The password pool and the identity budgets.
     pub accounts: Accounts,
+    /// The lobby of this node.
+    pub lobby: Lobby,
+    /// The lobby's live channels, overall and per address.
+    pub lobby_channels: connections::Gate,
+    /// Lobby actions per player.
+    pub lobby_actions: NameBudget,
 }

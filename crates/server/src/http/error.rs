@@ -78,6 +78,15 @@ pub enum HttpError {
     /// The password pool is full.
     #[error("busy")]
     Busy,
+    /// The challenge is gone.
+    #[error("taken")]
+    Taken,
+    /// The player is in a lobby game already.
+    #[error("the player is busy")]
+    PlayerBusy,
+    /// The player has the most open challenges.
+    #[error("too many challenges")]
+    TooManyChallenges,
 }
 
 impl HttpError {
@@ -221,6 +230,21 @@ impl HttpError {
                 ApiErrorCode::Unavailable,
                 None,
                 "the server is busy; try again in a moment".into(),
+            ),
+            HttpError::Taken => (
+                ApiErrorCode::Taken,
+                None,
+                "this challenge was taken or withdrawn".into(),
+            ),
+            HttpError::PlayerBusy => (
+                ApiErrorCode::Busy,
+                None,
+                "a game the lobby made for you is still going on: finish it first".into(),
+            ),
+            HttpError::TooManyChallenges => (
+                ApiErrorCode::RateLimited,
+                None,
+                "at most 3 open challenges: withdraw one first".into(),
             ),
         }
     }

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod analysis;
 pub mod error;
+pub mod lobby;
 pub mod notation;
 pub mod request;
 

@@ -9,7 +9,7 @@
 use sqlx::Row;
 
 use super::rows::ClockColumns;
-use super::{insert_table, now_millis, Pool, Storage, StorageError, TableRow};
+use super::{insert_table, now_millis, BeginWrite, Pool, Storage, StorageError, TableRow};
 
 /// An open challenge, with its maker's name.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -27,7 +27,9 @@ pub struct ChallengeRow {
     /// Whether the game counts for ratings.
     pub rated: bool,
     /// The maker's rating in the game's class when they made it.
-    pub rating: Option<i64>,
+    pub rating: i64,
+    /// Whether that rating was provisional.
+    pub provisional: bool,
     /// The lowest rating that may accept.
     pub min_rating: Option<i64>,
     /// The highest.
@@ -82,7 +84,8 @@ pub enum Pairing {
 pub const MAX_CHALLENGES_PER_PLAYER: i64 = 3;
 
 const CHALLENGE_COLUMNS: &str = "SELECT c.id, c.player_id, p.name, c.side, c.clock_initial_ms, \
-     c.clock_increment_ms, c.clock_days, c.rated, c.rating, c.min_rating, c.max_rating, \
+     c.clock_increment_ms, c.clock_days, c.rated, c.rating, c.provisional, c.min_rating, \
+     c.max_rating, \
      c.created_at FROM challenges c JOIN players p ON p.id = c.player_id";
 
 fn challenge_of(row: &impl RowRead) -> Result<ChallengeRow, StorageError> {
@@ -97,7 +100,8 @@ fn challenge_of(row: &impl RowRead) -> Result<ChallengeRow, StorageError> {
             days: row.maybe_number("clock_days")?,
         },
         rated: row.number("rated")? != 0,
-        rating: row.maybe_number("rating")?,
+        rating: row.number("rating")?,
+        provisional: row.number("provisional")? != 0,
         min_rating: row.maybe_number("min_rating")?,
         max_rating: row.maybe_number("max_rating")?,
         created_at: row.number("created_at")?,
@@ -139,7 +143,7 @@ impl Storage {
     pub async fn create_challenge(&self, c: &ChallengeRow) -> Result<bool, StorageError> {
         let now = now_millis();
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let open: i64 =
                 sqlx::query_scalar("SELECT COUNT(*) FROM challenges WHERE player_id = $1")
                     .bind(&c.player)
@@ -150,9 +154,9 @@ impl Storage {
             }
             sqlx::query(
                 "INSERT INTO challenges (id, player_id, side, clock_initial_ms, \
-                 clock_increment_ms, clock_days, rated, rating, min_rating, max_rating, \
-                 created_at, seen_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)",
+                 clock_increment_ms, clock_days, rated, rating, provisional, min_rating, \
+                 max_rating, created_at, seen_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)",
             )
             .bind(&c.id)
             .bind(&c.player)
@@ -162,6 +166,7 @@ impl Storage {
             .bind(c.clock.days)
             .bind(i64::from(c.rated))
             .bind(c.rating)
+            .bind(i64::from(c.provisional))
             .bind(c.min_rating)
             .bind(c.max_rating)
             .bind(now)
@@ -251,7 +256,7 @@ impl Storage {
     /// `player` left the lobby: their challenges and pool place go.
     pub async fn leave_lobby(&self, player: &str) -> Result<(), StorageError> {
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             for statement in [
                 "DELETE FROM challenges WHERE player_id = $1",
                 "DELETE FROM pool_entries WHERE player_id = $1",
@@ -310,7 +315,8 @@ impl Storage {
                 .fetch_one(pool)
                 .await?;
             let games: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM tables WHERE active = 1 AND opponent = 'friend'",
+                "SELECT COUNT(*) FROM tables WHERE active = 1 AND opponent = 'friend' \
+                 AND (lobby = 1 OR guest_secret IS NOT NULL)",
             )
             .fetch_one(pool)
             .await?;
@@ -326,7 +332,7 @@ impl Storage {
         }
         let now = now_millis();
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             for table in ["players", "challenges", "pool_entries"] {
                 let column = if table == "players" { "id" } else { "player_id" };
                 let mut query =
@@ -418,7 +424,7 @@ impl Storage {
         consumes: &Consumes,
     ) -> Result<Pairing, StorageError> {
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             let consumed = match consumes {
                 Consumes::Challenge(id) => {
                     sqlx::query("DELETE FROM challenges WHERE id = $1")

@@ -69,6 +69,29 @@ enum Pool {
     Postgres(PgPool),
 }
 
+/// A transaction that will write after it reads. SQLite must take the
+/// write lock at its start (`BEGIN IMMEDIATE`): a deferred transaction
+/// that read first fails at once, without waiting, when another
+/// connection wrote in between.
+trait BeginWrite {
+    type Db: sqlx::Database;
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Self::Db>, sqlx::Error>;
+}
+
+impl BeginWrite for SqlitePool {
+    type Db = sqlx::Sqlite;
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        self.begin_with("BEGIN IMMEDIATE").await
+    }
+}
+
+impl BeginWrite for PgPool {
+    type Db = sqlx::Postgres;
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        self.begin().await
+    }
+}
+
 /// Runs the same statement on whichever pool this is: the SQL is written
 /// once, in the dialect both databases share (`$1` placeholders, in order
 /// of first appearance).

@@ -3,7 +3,7 @@
 
 use sqlx::Row;
 
-use super::{now_millis, Pool, Storage, StorageError};
+use super::{now_millis, BeginWrite, Pool, Storage, StorageError};
 use crate::token::TokenHash;
 
 /// A session's player.
@@ -66,7 +66,7 @@ impl Storage {
     pub async fn create_player(&self, id: &str, session: &TokenHash) -> Result<(), StorageError> {
         let now = now_millis();
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query("INSERT INTO players (id, created_at, seen_at) VALUES ($1, $2, $2)")
                 .bind(id)
                 .bind(now)
@@ -261,7 +261,7 @@ impl Storage {
         keep: &TokenHash,
     ) -> Result<(), StorageError> {
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query("UPDATE players SET password_hash = $1 WHERE id = $2")
                 .bind(password_hash)
                 .bind(id)
@@ -283,7 +283,7 @@ impl Storage {
     pub async fn close_account(&self, id: &str) -> Result<(), StorageError> {
         let now = now_millis();
         on_pool!(&self.pool, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = pool.begin_write().await?;
             sqlx::query(
                 "UPDATE players SET name = NULL, password_hash = NULL, closed_at = $1 WHERE id = $2",
             )

@@ -19,6 +19,7 @@ mod friend;
 mod history;
 mod leases;
 mod limits;
+mod lobby;
 mod metrics;
 mod notation;
 mod offers;

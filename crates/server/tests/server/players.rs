@@ -12,13 +12,13 @@ use crate::common::{http_with, opponent_token, request, Client, TestDb, TestServ
 use crate::on_both;
 
 /// A browser: it keeps the session cookie the server hands it.
-struct Browser {
-    addr: SocketAddr,
-    cookie: Option<String>,
+pub struct Browser {
+    pub addr: SocketAddr,
+    pub cookie: Option<String>,
 }
 
 impl Browser {
-    fn new(server: &TestServer) -> Browser {
+    pub fn new(server: &TestServer) -> Browser {
         Browser {
             addr: server.addr,
             cookie: None,
@@ -27,7 +27,7 @@ impl Browser {
 
     /// One request; the cookie is sent, and replaced or cleared as the
     /// answer says. Returns the status, the lowercased head and the body.
-    async fn send(&mut self, method: &str, path: &str, body: &str) -> (u16, String, String) {
+    pub async fn send(&mut self, method: &str, path: &str, body: &str) -> (u16, String, String) {
         let mut headers = vec![("Content-Type", "application/json")];
         let cookie = self.cookie.clone();
         if let Some(cookie) = &cookie {
@@ -51,13 +51,13 @@ impl Browser {
         (status, head.to_ascii_lowercase(), body)
     }
 
-    async fn me(&mut self) -> Me {
+    pub async fn me(&mut self) -> Me {
         let (status, _, body) = self.send("GET", "/api/me", "").await;
         assert_eq!(status, 200, "{body}");
         serde_json::from_str(&body).unwrap()
     }
 
-    async fn account(
+    pub async fn account(
         &mut self,
         method: &str,
         path: &str,
@@ -69,32 +69,35 @@ impl Browser {
         (status, body)
     }
 
-    async fn sign_up(&mut self, name: &str, password: &str) -> (u16, String) {
+    pub async fn sign_up(&mut self, name: &str, password: &str) -> (u16, String) {
         self.account("POST", "/api/account", name, password).await
     }
 
-    async fn log_in(&mut self, name: &str, password: &str) -> (u16, String) {
+    pub async fn log_in(&mut self, name: &str, password: &str) -> (u16, String) {
         self.account("POST", "/api/session", name, password).await
     }
 
-    async fn create(&mut self, opponent: Opponent) -> TableCreated {
+    pub async fn create(&mut self, opponent: Opponent) -> TableCreated {
         let body = serde_json::to_string(&request(opponent, 1)).unwrap();
         let (status, _, body) = self.send("POST", "/api/tables", &body).await;
         assert_eq!(status, 201, "{body}");
         serde_json::from_str(&body).unwrap()
     }
 
-    async fn socket(&self) -> Client {
+    pub async fn socket(&self) -> Client {
         Client::connect_with_cookie(self.addr, self.cookie.as_deref().unwrap()).await
     }
 }
 
-fn error_of(body: &str) -> ApiErrorCode {
+pub fn error_of(body: &str) -> ApiErrorCode {
     serde_json::from_str::<ApiError>(body).unwrap().error
 }
 
 /// Says hello without a token and returns the welcome, or the refusal.
-async fn hello_by_session(client: &mut Client, table: &str) -> Result<ServerMessage, ErrorCode> {
+pub async fn hello_by_session(
+    client: &mut Client,
+    table: &str,
+) -> Result<ServerMessage, ErrorCode> {
     client
         .send(&ClientMessage::Hello {
             table: table.into(),
@@ -108,7 +111,7 @@ async fn hello_by_session(client: &mut Client, table: &str) -> Result<ServerMess
     }
 }
 
-fn player_of(welcome: &ServerMessage) -> Option<Player> {
+pub fn player_of(welcome: &ServerMessage) -> Option<Player> {
     match welcome {
         ServerMessage::Welcome { player, .. } => *player,
         other => panic!("expected welcome, got {other:?}"),

@@ -1,0 +1,676 @@
+//! The lobby: open challenges, quick-pairing pools, and the live channel
+//! that tells each player in it the lobby's state and their pairing.
+//!
+//! The database is the truth every node shares ([`crate::storage`]'s
+//! lobby rows and its pairing transaction); each node's [`Lobby`] holds
+//! only its own players' live channels. Its task, every second (and at
+//! once after a pairing made here), reads the lobby's state and the lobby
+//! tables of the players it serves and tells them what changed; every two
+//! seconds it runs a wave of each pool that has players waiting; it keeps
+//! its players' challenges and pool places alive and drops those whose
+//! makers left without saying so (their node died). See
+//! `docs/scaling.md` for the design across nodes and its failure cases.
+
+pub mod pools;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use baghchal_protocol::{self as wire, LobbyEvent, LobbyState, Paired};
+use baghchal_rating::{Rating, Speed};
+use tokio::sync::{mpsc, Notify};
+use tokio_util::sync::CancellationToken;
+
+use crate::storage::{
+    ChallengeRow, ClockColumns, Consumes, Pairing, PoolEntry, Storage, StorageError, TableRow,
+};
+use baghchal_table::options::TableOptions;
+use pools::{match_wave, POOLS};
+
+/// The most open challenges the lobby shows.
+pub const SHOWN_CHALLENGES: i64 = 100;
+/// How often the lobby's state is read and sent when it changed.
+const TICK: Duration = Duration::from_secs(1);
+/// How often each pool runs a wave.
+const WAVE_EVERY: u32 = 2;
+/// How often this node marks its players present and sweeps the absent.
+const PRESENCE_EVERY: u32 = 10;
+/// A challenge or pool place not refreshed for this long is dropped.
+pub const GONE_AFTER_MS: i64 = 30_000;
+/// Events a live channel may have unread before it is dropped.
+const CHANNEL_LEN: usize = 16;
+/// Spectator seats of a lobby table, whose gallery is open to anyone.
+pub const LOBBY_GALLERY: u8 = 12;
+
+/// The lobby of this node. Cheap to clone.
+#[derive(Clone)]
+pub struct Lobby {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    storage: Storage,
+    public_url: Arc<str>,
+    /// The live channels of the players in the lobby on this node.
+    channels: Mutex<Channels>,
+    /// Wakes the lobby's task at once (after a pairing made here).
+    poke: Notify,
+    next_channel: AtomicU64,
+    /// The players whose last channel closed, to take out of the lobby.
+    left: mpsc::UnboundedSender<String>,
+    left_rx: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
+}
+
+#[derive(Default)]
+struct Channels {
+    by_player: HashMap<String, Vec<(u64, mpsc::Sender<LobbyEvent>)>>,
+    /// The table each player was last told of.
+    announced: HashMap<String, String>,
+    /// The state last sent.
+    state: Option<LobbyState>,
+}
+
+/// A player's live channel: its events, and its place among the
+/// channels, given back when it is dropped.
+pub struct Channel {
+    /// The events, the lobby's state first.
+    pub events: mpsc::Receiver<LobbyEvent>,
+    lobby: Lobby,
+    player: String,
+    id: u64,
+}
+
+impl Drop for Channel {
+    fn drop(&mut self) {
+        let mut channels = self.lobby.lock();
+        let last = match channels.by_player.get_mut(&self.player) {
+            Some(list) => {
+                list.retain(|(id, _)| *id != self.id);
+                list.is_empty()
+            }
+            None => false,
+        };
+        if last {
+            channels.by_player.remove(&self.player);
+            channels.announced.remove(&self.player);
+            let _ = self.lobby.inner.left.send(self.player.clone());
+        }
+    }
+}
+
+/// Why a lobby request was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LobbyError {
+    /// The database failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// A field is out of range.
+    #[error("{message}")]
+    Field {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        message: String,
+    },
+    /// Only accounts may play rated games.
+    #[error("rated games are for accounts")]
+    AccountNeeded,
+    /// The challenge is gone.
+    #[error("taken")]
+    Taken,
+    /// The player is in a lobby game already.
+    #[error("busy")]
+    Busy,
+    /// The player has the most open challenges already.
+    #[error("too many challenges")]
+    TooManyChallenges,
+    /// No such pool or challenge.
+    #[error("not found")]
+    NotFound,
+    /// The system's random source failed.
+    #[error("no random bytes")]
+    Random,
+}
+
+/// A challenge's terms, checked.
+#[derive(Clone, Debug)]
+pub struct Terms {
+    /// The table's options for the game.
+    pub options: TableOptions,
+    /// `goats`, `tigers` or `random`.
+    pub side: wire::SideChoice,
+    /// Rated.
+    pub rated: bool,
+    /// The rating range of an opponent.
+    pub range: (Option<u32>, Option<u32>),
+}
+
+/// The options of a lobby table with `clock`, the host with `host_side`.
+fn lobby_options(
+    clock: Option<wire::TimeControl>,
+    host_side: wire::Side,
+) -> Result<TableOptions, baghchal_table::options::FieldError> {
+    TableOptions::parse(&wire::CreateTable {
+        opponent: wire::Opponent::Friend,
+        side: host_side,
+        level: None,
+        spectators: LOBBY_GALLERY,
+        variant: wire::Variant::default(),
+        clock,
+        format: wire::Format::Single,
+        series_games: None,
+    })
+}
+
+/// The speed class of a table's clock.
+pub fn speed_of(options: &TableOptions) -> Speed {
+    let columns = ClockColumns::encode(options.clock);
+    let ms = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
+    Speed::of(
+        ms(columns.initial_ms),
+        ms(columns.increment_ms),
+        ms(columns.days),
+    )
+}
+
+impl Terms {
+    /// Checks a challenge request.
+    pub fn parse(raw: &wire::CreateChallenge) -> Result<Terms, LobbyError> {
+        let options =
+            lobby_options(raw.clock, wire::Side::Goats).map_err(|e| LobbyError::Field {
+                field: e.field,
+                message: e.message,
+            })?;
+        if let (Some(low), Some(high)) = (raw.min_rating, raw.max_rating) {
+            if low > high {
+                return Err(LobbyError::Field {
+                    field: "min_rating",
+                    message: "min_rating is above max_rating".into(),
+                });
+            }
+        }
+        for (field, value) in [
+            ("min_rating", raw.min_rating),
+            ("max_rating", raw.max_rating),
+        ] {
+            if value.is_some_and(|v| v > 4000) {
+                return Err(LobbyError::Field {
+                    field,
+                    message: format!("{field} is at most 4000"),
+                });
+            }
+        }
+        Ok(Terms {
+            options,
+            side: raw.side,
+            rated: raw.rated,
+            range: (raw.min_rating, raw.max_rating),
+        })
+    }
+}
+
+fn side_name(side: wire::SideChoice) -> &'static str {
+    match side {
+        wire::SideChoice::Goats => "goats",
+        wire::SideChoice::Tigers => "tigers",
+        wire::SideChoice::Random => "random",
+    }
+}
+
+fn random_id() -> Result<String, LobbyError> {
+    crate::token::table_id().map_err(|_| LobbyError::Random)
+}
+
+fn coin() -> bool {
+    let mut byte = [0u8; 1];
+    getrandom::fill(&mut byte).is_ok_and(|()| byte[0] & 1 == 1)
+}
+
+impl Lobby {
+    /// The lobby of a node whose links start with `public_url`.
+    pub fn new(storage: Storage, public_url: Arc<str>) -> Lobby {
+        let (left, left_rx) = mpsc::unbounded_channel();
+        Lobby {
+            inner: Arc::new(Inner {
+                storage,
+                public_url,
+                channels: Mutex::new(Channels::default()),
+                poke: Notify::new(),
+                next_channel: AtomicU64::new(1),
+                left,
+                left_rx: Mutex::new(Some(left_rx)),
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Channels> {
+        self.inner
+            .channels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The address of a table's page.
+    fn url(&self, table: &str) -> String {
+        format!("{}/t/{table}", self.inner.public_url)
+    }
+
+    /// Opens a live channel for `player`: the lobby's state comes first.
+    pub fn open(&self, player: &str) -> Channel {
+        let (tx, rx) = mpsc::channel(CHANNEL_LEN);
+        let id = self.inner.next_channel.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut channels = self.lock();
+            if let Some(state) = channels.state.clone() {
+                let _ = tx.try_send(LobbyEvent::State(state));
+            }
+            channels
+                .by_player
+                .entry(player.to_owned())
+                .or_default()
+                .push((id, tx));
+        }
+        self.inner.poke.notify_one();
+        Channel {
+            events: rx,
+            lobby: self.clone(),
+            player: player.to_owned(),
+            id,
+        }
+    }
+
+    /// The lobby's state, read now.
+    pub async fn state(&self) -> Result<LobbyState, StorageError> {
+        let storage = &self.inner.storage;
+        let challenges = storage
+            .open_challenges(SHOWN_CHALLENGES)
+            .await?
+            .iter()
+            .filter_map(challenge_to_wire)
+            .collect();
+        let counts: HashMap<String, i64> = storage.pool_counts().await?.into_iter().collect();
+        let pools = POOLS
+            .iter()
+            .map(|p| wire::PoolView {
+                id: p.id.to_owned(),
+                speed: p.speed().name().to_owned(),
+                waiting: counts
+                    .get(p.id)
+                    .map_or(0, |&n| u32::try_from(n).unwrap_or(u32::MAX)),
+            })
+            .collect();
+        let since = crate::storage::now_millis() - GONE_AFTER_MS;
+        let (online, games) = storage.lobby_counts(since).await?;
+        Ok(LobbyState {
+            challenges,
+            pools,
+            players_online: u32::try_from(online).unwrap_or(u32::MAX),
+            games_in_play: u32::try_from(games).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// `player`'s rating in `speed`, as stored or a newcomer's.
+    pub async fn rating_of(&self, player: &str, speed: Speed) -> Result<Rating, StorageError> {
+        Ok(self
+            .inner
+            .storage
+            .ratings(player)
+            .await?
+            .into_iter()
+            .find(|r| r.speed == speed.name())
+            .map(|r| Rating {
+                rating: r.rating,
+                deviation: r.deviation,
+                volatility: r.volatility,
+            })
+            .unwrap_or_default())
+    }
+
+    /// Opens a challenge of `player` (`account`: whether they have one).
+    pub async fn challenge(
+        &self,
+        player: &str,
+        account: bool,
+        terms: &Terms,
+    ) -> Result<wire::Challenge, LobbyError> {
+        if terms.rated && !account {
+            return Err(LobbyError::AccountNeeded);
+        }
+        let rating = self.rating_of(player, speed_of(&terms.options)).await?;
+        let row = ChallengeRow {
+            id: random_id()?,
+            player: player.to_owned(),
+            name: None,
+            side: side_name(terms.side).to_owned(),
+            clock: ClockColumns::encode(terms.options.clock),
+            rated: terms.rated,
+            rating: i64::from(rating.shown().max(0)),
+            provisional: rating.is_provisional(),
+            min_rating: terms.range.0.map(i64::from),
+            max_rating: terms.range.1.map(i64::from),
+            created_at: crate::storage::now_millis(),
+        };
+        if !self.inner.storage.create_challenge(&row).await? {
+            return Err(LobbyError::TooManyChallenges);
+        }
+        self.inner.poke.notify_one();
+        let stored = self
+            .inner
+            .storage
+            .challenge(&row.id)
+            .await?
+            .ok_or(LobbyError::Taken)?;
+        challenge_to_wire(&stored).ok_or(LobbyError::Taken)
+    }
+
+    /// Withdraws `player`'s challenge.
+    pub async fn withdraw(&self, player: &str, id: &str) -> Result<(), LobbyError> {
+        if self.inner.storage.withdraw_challenge(id, player).await? {
+            self.inner.poke.notify_one();
+            Ok(())
+        } else {
+            Err(LobbyError::NotFound)
+        }
+    }
+
+    /// `player` accepts challenge `id`: the table is made and both are
+    /// seated, or the answer says why not.
+    pub async fn accept(
+        &self,
+        player: &str,
+        account: bool,
+        id: &str,
+    ) -> Result<Paired, LobbyError> {
+        let storage = &self.inner.storage;
+        let challenge = storage.challenge(id).await?.ok_or(LobbyError::Taken)?;
+        if challenge.player == player {
+            return Err(LobbyError::Field {
+                field: "challenge",
+                message: "this is your own challenge".into(),
+            });
+        }
+        if challenge.rated && !account {
+            return Err(LobbyError::AccountNeeded);
+        }
+        let clock = challenge.clock.decode().ok_or(LobbyError::Taken)?;
+        let probe = lobby_options(clock.map(|c| to_wire_clock(&c)), wire::Side::Goats)
+            .map_err(|_| LobbyError::Taken)?;
+        let rating = self.rating_of(player, speed_of(&probe)).await?;
+        let shown = i64::from(rating.shown());
+        if challenge.min_rating.is_some_and(|low| shown < low)
+            || challenge.max_rating.is_some_and(|high| shown > high)
+        {
+            return Err(LobbyError::Field {
+                field: "rating",
+                message: format!("your rating {shown} is outside this challenge's range"),
+            });
+        }
+        let maker_goats = match challenge.side.as_str() {
+            "goats" => true,
+            "tigers" => false,
+            _ => coin(),
+        };
+        let host_side = if maker_goats {
+            wire::Side::Goats
+        } else {
+            wire::Side::Tigers
+        };
+        let options = lobby_options(clock.map(|c| to_wire_clock(&c)), host_side)
+            .map_err(|_| LobbyError::Taken)?;
+        let table = table_row(
+            random_id()?,
+            options,
+            [&challenge.player, player],
+            challenge.rated,
+        );
+        match storage
+            .pair(
+                &table,
+                [&challenge.player, player],
+                &Consumes::Challenge(id.to_owned()),
+            )
+            .await?
+        {
+            Pairing::Paired => {}
+            Pairing::Taken => return Err(LobbyError::Taken),
+            Pairing::Busy => return Err(LobbyError::Busy),
+        }
+        tracing::info!(table_id = %table.id, challenge = id, "challenge accepted");
+        self.inner.poke.notify_one();
+        Ok(Paired {
+            url: self.url(&table.id),
+            table: table.id,
+        })
+    }
+
+    /// Puts `player` in pool `id`.
+    pub async fn join_pool(
+        &self,
+        player: &str,
+        account: bool,
+        id: &str,
+    ) -> Result<wire::PoolJoined, LobbyError> {
+        let pool = pools::pool(id).ok_or(LobbyError::NotFound)?;
+        let rating = self.rating_of(player, pool.speed()).await?;
+        let storage = &self.inner.storage;
+        storage
+            .join_pool(&PoolEntry {
+                player: player.to_owned(),
+                pool: pool.id.to_owned(),
+                rated: account,
+                rating: i64::from(rating.shown()),
+                last_side: storage.last_side(player).await?,
+                aborts: 0,
+                joined_at: crate::storage::now_millis(),
+            })
+            .await?;
+        self.inner.poke.notify_one();
+        Ok(wire::PoolJoined {
+            pool: pool.id.to_owned(),
+            rated: account,
+        })
+    }
+
+    /// Takes `player` out of pool `id`.
+    pub async fn leave_pool(&self, player: &str, id: &str) -> Result<(), LobbyError> {
+        let pool = pools::pool(id).ok_or(LobbyError::NotFound)?;
+        self.inner.storage.leave_pool(player, pool.id).await?;
+        self.inner.poke.notify_one();
+        Ok(())
+    }
+
+    /// One wave of every pool with players waiting; the pairings made.
+    pub async fn wave(&self) -> Result<usize, StorageError> {
+        let storage = &self.inner.storage;
+        let mut paired = 0;
+        for (pool_id, waiting) in storage.pool_counts().await? {
+            let Some(pool) = pools::pool(&pool_id) else {
+                continue;
+            };
+            if waiting < 2 {
+                continue;
+            }
+            let entries = storage.pool_entries(pool.id).await?;
+            let now = crate::storage::now_millis();
+            for m in match_wave(&entries, now, coin) {
+                let (goats, tigers) = (&entries[m.goats], &entries[m.tigers]);
+                let options = match lobby_options(Some(pool.clock()), wire::Side::Goats) {
+                    Ok(options) => options,
+                    Err(e) => {
+                        tracing::error!(pool = pool.id, error = %e, "a pool's clock is refused");
+                        break;
+                    }
+                };
+                let Ok(id) = random_id() else { break };
+                let table = table_row(id, options, [&goats.player, &tigers.player], goats.rated);
+                match storage
+                    .pair(
+                        &table,
+                        [&goats.player, &tigers.player],
+                        &Consumes::Pool {
+                            pool: pool.id.to_owned(),
+                        },
+                    )
+                    .await?
+                {
+                    Pairing::Paired => {
+                        paired += 1;
+                        tracing::info!(table_id = %table.id, pool = pool.id, "pool pairing");
+                    }
+                    Pairing::Taken | Pairing::Busy => {}
+                }
+            }
+        }
+        Ok(paired)
+    }
+
+    /// The lobby's task, until `stop`.
+    pub async fn run(self, stop: CancellationToken) {
+        let Some(mut left) = self
+            .inner
+            .left_rx
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
+            return;
+        };
+        let mut tick: u32 = 0;
+        // The clock of the waves and presence: pokes in between do not
+        // delay it.
+        let mut every = tokio::time::interval(TICK);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = self.inner.poke.notified() => {
+                    if let Err(e) = self.step(None).await {
+                        tracing::warn!(error = %e, "the lobby's step failed");
+                    }
+                    continue;
+                }
+                _ = every.tick() => tick = tick.wrapping_add(1),
+                Some(player) = left.recv() => {
+                    let gone = !self.lock().by_player.contains_key(&player);
+                    if gone {
+                        if let Err(e) = self.inner.storage.leave_lobby(&player).await {
+                            tracing::warn!(error = %e, "leaving the lobby failed");
+                        }
+                    }
+                    continue;
+                }
+            }
+            if let Err(e) = self.step(Some(tick)).await {
+                tracing::warn!(error = %e, "the lobby's step failed");
+            }
+        }
+    }
+
+    /// Tells this node's players what changed; on the clock's `tick`s,
+    /// also marks them present, sweeps the absent and runs the waves.
+    async fn step(&self, tick: Option<u32>) -> Result<(), StorageError> {
+        let players: Vec<String> = self.lock().by_player.keys().cloned().collect();
+        let due = |every: u32| tick.is_some_and(|t| t.is_multiple_of(every));
+        if due(PRESENCE_EVERY) {
+            self.inner.storage.refresh_lobby(&players).await?;
+            let before = crate::storage::now_millis() - GONE_AFTER_MS;
+            self.inner.storage.sweep_lobby(before).await?;
+        }
+        if due(WAVE_EVERY) && self.wave().await? > 0 {
+            self.inner.poke.notify_one();
+        }
+        if players.is_empty() {
+            self.lock().state = None;
+            return Ok(());
+        }
+        let state = self.state().await?;
+        let tables = self.inner.storage.lobby_tables(&players).await?;
+        let mut channels = self.lock();
+        let mut sends: Vec<(String, LobbyEvent)> = Vec::new();
+        if channels.state.as_ref() != Some(&state) {
+            for player in channels.by_player.keys() {
+                sends.push((player.clone(), LobbyEvent::State(state.clone())));
+            }
+            channels.state = Some(state);
+        }
+        for (player, table) in tables {
+            if channels.announced.get(&player) != Some(&table) {
+                sends.push((
+                    player.clone(),
+                    LobbyEvent::Paired(Paired {
+                        url: self.url(&table),
+                        table: table.clone(),
+                    }),
+                ));
+                channels.announced.insert(player, table);
+            }
+        }
+        for (player, event) in sends {
+            if let Some(list) = channels.by_player.get_mut(&player) {
+                // A channel that cannot keep up is dropped: its stream ends
+                // and the page opens another.
+                list.retain(|(_, tx)| tx.try_send(event.clone()).is_ok());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn to_wire_clock(clock: &baghchal_table::clock::TimeControl) -> wire::TimeControl {
+    match *clock {
+        baghchal_table::clock::TimeControl::Fischer { initial, increment } => wire::TimeControl {
+            initial: u32::try_from(initial.as_secs()).ok(),
+            increment: u32::try_from(increment.as_secs()).ok(),
+            days_per_action: None,
+        },
+        baghchal_table::clock::TimeControl::DaysPerAction(days) => wire::TimeControl {
+            initial: None,
+            increment: None,
+            days_per_action: Some(days),
+        },
+    }
+}
+
+/// A challenge as the lobby shows it (`None` for a row this server would
+/// not write).
+fn challenge_to_wire(row: &ChallengeRow) -> Option<wire::Challenge> {
+    let clock = row.clock.decode()?;
+    let options = lobby_options(clock.map(|c| to_wire_clock(&c)), wire::Side::Goats).ok()?;
+    Some(wire::Challenge {
+        id: row.id.clone(),
+        player: wire::LobbyPlayer {
+            id: row.player.clone(),
+            name: row.name.clone(),
+            rating: u32::try_from(row.rating).unwrap_or(0),
+            provisional: row.provisional,
+        },
+        side: match row.side.as_str() {
+            "goats" => wire::SideChoice::Goats,
+            "tigers" => wire::SideChoice::Tigers,
+            _ => wire::SideChoice::Random,
+        },
+        clock: clock.map(|c| to_wire_clock(&c)),
+        speed: speed_of(&options).name().to_owned(),
+        rated: row.rated,
+        min_rating: row.min_rating.and_then(|n| u32::try_from(n).ok()),
+        max_rating: row.max_rating.and_then(|n| u32::try_from(n).ok()),
+    })
+}
+
+/// A lobby table: both seats by identity (host first), no links, its
+/// gallery open to anyone.
+fn table_row(id: String, options: TableOptions, players: [&str; 2], rated: bool) -> TableRow {
+    TableRow {
+        id,
+        options,
+        host_secret: None,
+        guest_secret: None,
+        invite_token: None,
+        watch_token: None,
+        players: [Some(players[0].to_owned()), Some(players[1].to_owned())],
+        lobby: true,
+        rated,
+    }
+}
