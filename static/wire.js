@@ -57,7 +57,7 @@
  * @typedef {'invalid_json' | 'forbidden_origin' | 'not_found' | 'game_not_over' | 'too_large'
  *   | 'unsupported_media_type' | 'invalid_field' | 'illegal_action' | 'invalid_notation'
  *   | 'rate_limited' | 'unavailable' | 'not_signed_in' | 'wrong_password' | 'name_taken'
- *   | 'already_account' | 'account_needed'} ApiErrorCode
+ *   | 'already_account' | 'account_needed' | 'taken' | 'busy'} ApiErrorCode
  */
 
 /**
@@ -105,6 +105,82 @@
  * `DELETE /api/account` body.
  * @typedef {object} AccountClosing
  * @property {string} password
+ */
+
+/**
+ * A time control as a table request gives it.
+ * @typedef {object} TimeControlRequest
+ * @property {number} [initial]
+ * @property {number} [increment]
+ * @property {number} [days_per_action]
+ */
+
+/**
+ * `POST /api/challenges` body.
+ * @typedef {object} CreateChallenge
+ * @property {'goats' | 'tigers' | 'random'} [side]
+ * @property {TimeControlRequest | null} [clock]
+ * @property {boolean} [rated]
+ * @property {number} [min_rating]
+ * @property {number} [max_rating]
+ */
+
+/**
+ * A player as the lobby shows them.
+ * @typedef {object} LobbyPlayer
+ * @property {string} id
+ * @property {string | null} name
+ * @property {number} rating
+ * @property {boolean} provisional
+ */
+
+/**
+ * An open challenge.
+ * @typedef {object} Challenge
+ * @property {string} id
+ * @property {LobbyPlayer} player
+ * @property {'goats' | 'tigers' | 'random'} side
+ * @property {TimeControlRequest | null} clock
+ * @property {string} speed
+ * @property {boolean} rated
+ * @property {number | null} min_rating
+ * @property {number | null} max_rating
+ */
+
+/**
+ * A pool and how many wait in it.
+ * @typedef {object} PoolView
+ * @property {string} id
+ * @property {string} speed
+ * @property {number} waiting
+ */
+
+/**
+ * `GET /api/lobby`.
+ * @typedef {object} LobbyState
+ * @property {Challenge[]} challenges
+ * @property {PoolView[]} pools
+ * @property {number} players_online
+ * @property {number} games_in_play
+ */
+
+/**
+ * A new table the lobby seated the player at.
+ * @typedef {object} Paired
+ * @property {string} table
+ * @property {string} url
+ */
+
+/**
+ * `POST /api/pools/{pool}` answer.
+ * @typedef {object} PoolJoined
+ * @property {string} pool
+ * @property {boolean} rated
+ */
+
+/**
+ * An event of the lobby's live channel.
+ * @typedef {({type: 'state'} & LobbyState) | ({type: 'paired'} & Paired)} LobbyEvent
  */
 
 /**

@@ -29,6 +29,12 @@ const TYPES = [
   ['http.account_credentials', 'AccountCredentials'],
   ['http.password_change', 'PasswordChange'],
   ['http.account_closing', 'AccountClosing'],
+  ['http.create_challenge', 'CreateChallenge'],
+  ['http.challenge', 'Challenge'],
+  ['http.lobby_state', 'LobbyState'],
+  ['http.lobby_event.', 'LobbyEvent'],
+  ['http.paired', 'Paired'],
+  ['http.pool_joined', 'PoolJoined'],
 ];
 
 /** @param {string} dir */

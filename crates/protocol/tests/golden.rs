@@ -48,6 +48,53 @@ where
     }
 }
 
+fn lobby_challenge() -> Challenge {
+    Challenge {
+        id: "Wm4tQ8zLr2NcVb6Xp0JaKd".into(),
+        player: LobbyPlayer {
+            id: "Jq3vX9mKp2LwTz8RbN4cYe".into(),
+            name: Some("GoatHerd".into()),
+            rating: 1623,
+            provisional: false,
+        },
+        side: SideChoice::Random,
+        clock: Some(TimeControl {
+            initial: Some(180),
+            increment: Some(2),
+            days_per_action: None,
+        }),
+        speed: "blitz".into(),
+        rated: true,
+        min_rating: Some(1300),
+        max_rating: Some(1900),
+    }
+}
+
+fn lobby_state() -> LobbyState {
+    LobbyState {
+        challenges: vec![lobby_challenge()],
+        pools: ["1+1", "3+2", "5+3", "10+5", "15+10", "1d"]
+            .iter()
+            .zip([
+                "bullet",
+                "blitz",
+                "blitz",
+                "rapid",
+                "rapid",
+                "correspondence",
+            ])
+            .zip([0, 3, 1, 0, 0, 2])
+            .map(|((id, speed), waiting)| PoolView {
+                id: (*id).into(),
+                speed: speed.into(),
+                waiting,
+            })
+            .collect(),
+        players_online: 42,
+        games_in_play: 17,
+    }
+}
+
 fn state() -> GameState {
     GameState {
         game: 1,
@@ -393,6 +440,44 @@ fn examples() -> Vec<Example> {
             AccountClosing {
                 password: "correct horse battery".into(),
             },
+        ),
+        example(
+            "http.create_challenge",
+            CreateChallenge {
+                side: SideChoice::Random,
+                clock: Some(TimeControl {
+                    initial: Some(180),
+                    increment: Some(2),
+                    days_per_action: None,
+                }),
+                rated: true,
+                min_rating: Some(1300),
+                max_rating: Some(1900),
+            },
+        ),
+        example("http.challenge", lobby_challenge()),
+        example("http.lobby_state", lobby_state()),
+        example(
+            "http.paired",
+            Paired {
+                table: table.into(),
+                url: format!("{public}/t/{table}"),
+            },
+        ),
+        example(
+            "http.pool_joined",
+            PoolJoined {
+                pool: "3+2".into(),
+                rated: true,
+            },
+        ),
+        example("http.lobby_event.state", LobbyEvent::State(lobby_state())),
+        example(
+            "http.lobby_event.paired",
+            LobbyEvent::Paired(Paired {
+                table: table.into(),
+                url: format!("{public}/t/{table}"),
+            }),
         ),
         example(
             "http.api_error",
@@ -1477,6 +1562,8 @@ fn every_api_error_code_has_an_error_status_and_a_snake_case_name() {
         (ApiErrorCode::NameTaken, 409, "name_taken"),
         (ApiErrorCode::AlreadyAccount, 409, "already_account"),
         (ApiErrorCode::AccountNeeded, 403, "account_needed"),
+        (ApiErrorCode::Taken, 409, "taken"),
+        (ApiErrorCode::Busy, 409, "busy"),
     ];
     for (code, status, name) in codes {
         assert_eq!(code.status(), status, "{code:?}");
