@@ -7,6 +7,7 @@ import { saveSeat, storedTables, myGames, forgetGames } from './storage.js';
 import { resultText } from './words.js';
 import { sideName } from './dom.js';
 import { TIME_CONTROLS, describeClock } from './clock.js';
+import { LobbySection } from './lobby.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').CreateTable} CreateTable */
@@ -36,9 +37,13 @@ export class HomeView {
     /** @type {string | null} */
     this.error = null;
     this.busy = false;
+    /** Strangers meet here: the pools and the open challenges. */
+    this.lobby = new LobbySection(navigate);
   }
 
-  destroy() {}
+  destroy() {
+    this.lobby.destroy();
+  }
 
   render() {
     const f = this.form;
@@ -233,6 +238,7 @@ export class HomeView {
         { class: 'home' },
         // A table to return to comes before the form that makes a new one.
         tables.length ? this.renderMyGames(tables) : null,
+        this.lobby.render(),
         h('h2', { text: t('newTableHeading') }),
         form,
         h('p', { class: 'how', text: t('howToPlay') }),

@@ -80,8 +80,11 @@ export class TableView {
       this.token = stored.secret;
       this.tokenKind = 'seat';
     }
+    // Without a link, the page joins with the browser's session: its
+    // player's own seat (a table the lobby made, or one it took with a
+    // session), or the open gallery of a lobby table.
     /** @type {TableState} */
-    this.s = initial(Boolean(this.token));
+    this.s = initial(true);
     /** Whether "New table" is asking for confirmation. */
     this.confirmLeave = false;
     /** Whether to place the focus once the table is drawn. */
@@ -105,7 +108,8 @@ export class TableView {
     this.socket = new TableSocket({
       hello: () => {
         /** @type {ClientMessage} */
-        const hello = { type: 'hello', table: this.table, token: /** @type {string} */ (this.token) };
+        const hello = { type: 'hello', table: this.table };
+        if (this.token) hello.token = this.token;
         if (this.s.version !== null) hello.since = this.s.version;
         return hello;
       },
@@ -120,7 +124,7 @@ export class TableView {
         this.render();
       },
     });
-    if (this.token) this.socket.start();
+    this.socket.start();
   }
 
   destroy() {
@@ -208,7 +212,9 @@ export class TableView {
       case 'error': {
         if (s.fatal) {
           this.socket.stop();
-          if (s.fatal === 'invalid_token' || s.fatal === 'unknown_table') forgetSeat(this.table);
+          // Without a link, a session that opens nothing here is no seat.
+          if (!this.token && s.fatal === 'invalid_token') this.s = { ...s, fatal: 'no_seat' };
+          else if (s.fatal === 'invalid_token' || s.fatal === 'unknown_table') forgetSeat(this.table);
           this.render();
           return;
         }

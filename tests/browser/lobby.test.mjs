@@ -1,0 +1,100 @@
+// The lobby in Chromium against the real server: two browsers that have
+// never met find each other through a pool and land at one table, each in
+// their own seat; a challenge made in one browser is accepted in another;
+// the lobby is axe clean and fits a phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, newPage, seriousViolations, playByMouse, waitPlies } from './harness.mjs';
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * A person on the home page, with an account when `name` is given.
+ * @param {string | null} name
+ * @param {{phone?: boolean}} [opts]
+ */
+async function visitor(name, opts = {}) {
+  const person = await newPage(browser, opts);
+  await person.page.goto(server.url);
+  await person.page.locator('#lobby-counts').waitFor();
+  if (name) {
+    const status = await person.page.evaluate(async (n) => {
+      const res = await fetch('/api/account', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: n, password: 'a long password' }) });
+      return res.status;
+    }, name);
+    assert.equal(status, 200);
+    await person.page.reload();
+    await person.page.locator('#lobby-counts').waitFor();
+  }
+  return person;
+}
+
+test('two strangers meet through a pool and each lands in their own seat of one rated table', async () => {
+  const alice = await visitor('AliceB');
+  const bob = await visitor('BobB');
+  await alice.page.locator('#pool-3-2').click();
+  await alice.page.locator('#pool-3-2[aria-pressed="true"]').waitFor();
+  await bob.page.locator('#pool-3-2').click();
+  await alice.page.waitForURL(/\/t\/[^/#]+$/);
+  await bob.page.waitForURL(/\/t\/[^/#]+$/);
+  assert.equal(alice.page.url(), bob.page.url());
+  // The goats' player moves first, with the mouse, and the other sees it.
+  await alice.page.locator('.board-root').waitFor();
+  await bob.page.locator('.board-root').waitFor();
+  const aliceMoves = await alice.page.locator('.board-root.playable').count();
+  const [goats, tigers] = aliceMoves ? [alice, bob] : [bob, alice];
+  await playByMouse(goats.page, 'c3');
+  await waitPlies(tigers.page, 1);
+  assert.deepEqual([...alice.problems, ...bob.problems], []);
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test('a challenge made in one browser is accepted in another', async () => {
+  const maker = await visitor(null);
+  const taker = await visitor(null);
+  await maker.page.locator('#challenge-side').selectOption('tigers');
+  await maker.page.locator('#create-challenge').click();
+  await maker.page.locator('.challenge-withdraw').waitFor();
+  const accept = taker.page.locator('.challenge-accept').first();
+  await accept.waitFor();
+  await accept.click();
+  await taker.page.waitForURL(/\/t\/[^/#]+$/);
+  await maker.page.waitForURL(/\/t\/[^/#]+$/);
+  assert.equal(taker.page.url(), maker.page.url());
+  // The maker wanted the tigers: the taker has the goats and moves.
+  await taker.page.locator('.board-root.playable').waitFor();
+  assert.deepEqual([...maker.problems, ...taker.problems], []);
+  await maker.context.close();
+  await taker.context.close();
+});
+
+test('the lobby is axe clean and fits a phone in both languages', async () => {
+  const phone = await visitor(null, { phone: true });
+  await phone.page.locator('#create-challenge').click();
+  await phone.page.locator('.challenge-withdraw').waitFor();
+  assert.deepEqual(await seriousViolations(phone.page), []);
+  const wide = await phone.page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 375, `the home page is ${wide} px wide`);
+  const small = await phone.page.$$eval('#lobby button, #lobby select', (els) =>
+    els.filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && (r.width < 44 || r.height < 44); }).map((e) => e.id || e.className));
+  assert.deepEqual(small, []);
+  await phone.page.locator('#lang').click();
+  await phone.page.locator('#lobby-heading').waitFor();
+  assert.deepEqual(await seriousViolations(phone.page), []);
+  assert.deepEqual(phone.problems, []);
+  await phone.context.close();
+});
