@@ -10,6 +10,7 @@ use anyhow::Context;
 use baghchal_server::client_limit::{AnalysisLimit, TableLimit};
 use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::connections::{self, Limits};
+use baghchal_server::identity::budgets::AccountLimits;
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::{Config, DEFAULT_DATABASE_URL};
@@ -77,6 +78,14 @@ pub struct Args {
     /// `hello`s one client address may send per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_HELLOS_PER_MINUTE", default_value_t = Limits::default().hellos_per_minute)]
     hellos_per_minute: NonZeroU32,
+    /// New anonymous players one client address may be given at once
+    /// (then one a minute).
+    #[arg(long, env = "BAGHCHAL_NEW_PLAYER_BURST", default_value_t = AccountLimits::default().new_player_burst)]
+    new_player_burst: NonZeroU32,
+    /// Sign-ups one client address may make at once (then one every 10
+    /// minutes).
+    #[arg(long, env = "BAGHCHAL_SIGNUP_BURST", default_value_t = AccountLimits::default().signup_burst)]
+    signup_burst: NonZeroU32,
     /// Origins besides the public URL's whose pages may create tables and
     /// open sockets (comma-separated, e.g. https://other.example).
     #[arg(long, env = "BAGHCHAL_ALLOW_ORIGIN", value_delimiter = ',')]
@@ -211,6 +220,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             board_per_address: args.analysis_board_per_address,
         };
         config.trust_proxy = args.trust_proxy;
+        config.account_limits = AccountLimits {
+            new_player_burst: args.new_player_burst,
+            signup_burst: args.signup_burst,
+        };
         config.static_dir = args.static_dir;
         config.tablebase = tablebase_slot(
             args.location.path_for(&args.database_url),

@@ -99,6 +99,8 @@ pub struct Config {
     /// Caps on connections and websockets, their deadlines, and the
     /// budgets of `hello`s and control frames.
     pub limits: connections::Limits,
+    /// The bursts of new players and sign-ups per address.
+    pub account_limits: identity::budgets::AccountLimits,
     /// Whether a proxy in front sets `X-Forwarded-For` (the client's
     /// address is then the last one in it).
     pub trust_proxy: bool,
@@ -133,6 +135,7 @@ impl Config {
             table_limit: client_limit::TableLimit::default(),
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
+            account_limits: identity::budgets::AccountLimits::default(),
             trust_proxy: false,
             tablebase: TablebaseSlot::off(),
             cluster: None,
@@ -394,7 +397,7 @@ pub async fn run_with_metrics(
         reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),
-        accounts: identity::budgets::Accounts::new(&config.public_url),
+        accounts: identity::budgets::Accounts::new(&config.public_url, config.account_limits),
         lobby: lobby.clone(),
         lobby_channels: connections::Gate::new(
             config.limits.max_websockets,

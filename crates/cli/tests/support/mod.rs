@@ -43,7 +43,9 @@ impl Server {
             .env("BAGHCHAL_WS_RATE", "100000")
             .env("BAGHCHAL_WS_BURST", "100000")
             .env("BAGHCHAL_HELLO_BURST", "100000")
-            .env("BAGHCHAL_HELLOS_PER_MINUTE", "100000");
+            .env("BAGHCHAL_HELLOS_PER_MINUTE", "100000")
+            .env("BAGHCHAL_NEW_PLAYER_BURST", "100000")
+            .env("BAGHCHAL_SIGNUP_BURST", "100000");
         command
     }
 

@@ -40,14 +40,35 @@ impl NameBudget {
     }
 }
 
+/// The bursts of the identity budgets that an operator may set.
+#[derive(Clone, Copy, Debug)]
+pub struct AccountLimits {
+    /// New anonymous players one address may be given at once (then one
+    /// a minute).
+    pub new_player_burst: std::num::NonZeroU32,
+    /// Sign-ups one address may make at once (then one every 10 minutes).
+    pub signup_burst: std::num::NonZeroU32,
+}
+
+impl Default for AccountLimits {
+    fn default() -> AccountLimits {
+        AccountLimits {
+            new_player_burst: nonzero(30),
+            signup_burst: nonzero(5),
+        }
+    }
+}
+
 /// What identities share: the hashing pool and the budgets.
 #[derive(Clone)]
 pub struct Accounts {
     /// The Argon2id pool.
     pub passwords: Passwords,
-    /// New anonymous players per address: 30 at once, then one a minute.
+    /// New anonymous players per address: 30 at once (by default), then
+    /// one a minute.
     pub newcomers: AddressBudget,
-    /// Sign-ups per address: 5 at once, then one every 10 minutes.
+    /// Sign-ups per address: 5 at once (by default), then one every 10
+    /// minutes.
     pub signups: AddressBudget,
     /// Password checks per address (logins, password changes, closing):
     /// 10 at once, then one every 20 seconds.
@@ -59,8 +80,9 @@ pub struct Accounts {
 }
 
 impl Accounts {
-    /// The documented budgets, cookies `Secure` when `public_url` is https.
-    pub fn new(public_url: &str) -> Accounts {
+    /// The documented budgets with `limits`' bursts, cookies `Secure` when
+    /// `public_url` is https.
+    pub fn new(public_url: &str, limits: AccountLimits) -> Accounts {
         let quota = |burst: u32, every: Duration| {
             Quota::with_period(every)
                 .and_then(|q| std::num::NonZeroU32::new(burst).map(|burst| q.allow_burst(burst)))
@@ -68,8 +90,11 @@ impl Accounts {
         };
         Accounts {
             passwords: Passwords::default(),
-            newcomers: AddressBudget::new(quota(30, Duration::from_secs(60))),
-            signups: AddressBudget::new(quota(5, Duration::from_secs(600))),
+            newcomers: AddressBudget::new(quota(
+                limits.new_player_burst.get(),
+                Duration::from_secs(60),
+            )),
+            signups: AddressBudget::new(quota(limits.signup_burst.get(), Duration::from_secs(600))),
             logins: AddressBudget::new(quota(10, Duration::from_secs(20))),
             login_names: NameBudget::new(quota(10, Duration::from_secs(60))),
             secure_cookies: public_url.starts_with("https://"),
