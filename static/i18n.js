@@ -34,6 +34,7 @@ const en = {
   newChallengeHeading: 'Make a challenge',
   createChallenge: 'Make a challenge',
   sideRandom: 'Either side',
+  liveGamesHeading: 'Games in play: watch',
 
   // Home
   newTableHeading: 'Create a table',
@@ -480,6 +481,7 @@ const ne = {
   newChallengeHeading: 'चुनौती बनाउनुहोस्',
   createChallenge: 'चुनौती बनाउनुहोस्',
   sideRandom: 'जुनसुकै पक्ष',
+  liveGamesHeading: 'चलिरहेका खेल: हेर्नुहोस्',
 
   newTableHeading: 'नयाँ टेबल बनाउनुहोस्',
   opponentLegend: 'प्रतिद्वन्द्वी',

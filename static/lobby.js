@@ -11,6 +11,11 @@ import { TIME_CONTROLS, describeClock } from './clock.js';
 /** @typedef {import('./wire.js').LobbyEvent} LobbyEvent */
 /** @typedef {import('./wire.js').Challenge} Challenge */
 /** @typedef {import('./wire.js').Me} Me */
+/** @typedef {import('./wire.js').LiveGame} LiveGame */
+/** @typedef {import('./wire.js').LobbyPlayer} LobbyPlayer */
+
+/** The live games the home page lists. */
+const SHOWN_LIVE = 10;
 
 /** The clocks a challenge may have (the table form's, less the slow paces). */
 const CHALLENGE_CLOCKS = TIME_CONTROLS.filter((c) => c.value !== '2d' && c.value !== '3d');
@@ -35,6 +40,10 @@ export class LobbySection {
     /** @type {'random' | 'goats' | 'tigers'} */
     this.side = 'random';
     this.rated = false;
+    /** @type {LiveGame[]} the lobby games in progress, the best-rated first */
+    this.live = [];
+    /** @type {number | null} the count of games in play when the list was read */
+    this.liveAt = null;
     /** @type {EventSource | null} */
     this.events = null;
     this.closed = false;
@@ -79,6 +88,10 @@ export class LobbySection {
       const { type: _type, ...state } = event;
       this.state = state;
       if (this.mine().length) this.seeking = true;
+      if (state.games_in_play !== this.liveAt) {
+        this.liveAt = state.games_in_play;
+        this.readLive();
+      }
     }
     this.redraw();
   }
@@ -90,6 +103,18 @@ export class LobbySection {
     const focused = document.activeElement instanceof HTMLElement && old.contains(document.activeElement) ? document.activeElement.id : '';
     old.replaceWith(this.render());
     if (focused) document.getElementById(focused)?.focus();
+  }
+
+  /** Reads the games in play again. */
+  async readLive() {
+    try {
+      const res = await fetch('/api/live');
+      if (!res.ok) return;
+      this.live = /** @type {import('./wire.js').LiveGames} */ (await res.json()).games;
+      this.redraw();
+    } catch {
+      // The list stays as it was; the next change reads it again.
+    }
   }
 
   /** This player's open challenges. */
@@ -191,6 +216,16 @@ export class LobbySection {
       this.renderChallenges(),
       this.renderForm(account),
       this.error ? h('p', { class: 'error', role: 'alert', text: this.error }) : null,
+      this.live.length ? h('h3', { text: t('liveGamesHeading') }) : null,
+      this.live.length
+        ? h(
+            'ul',
+            { class: 'live-games', id: 'live-games' },
+            ...this.live.slice(0, SHOWN_LIVE).map((g) =>
+              h('li', {}, h('a', { href: `/t/${encodeURIComponent(g.table)}`, text: `${playerWords(g.goats)} – ${playerWords(g.tigers)} · ${describeClock(clockOption(g.clock))}${g.rated ? '' : ` · ${t('casual')}`}` })),
+            ),
+          )
+        : null,
     );
   }
 
@@ -205,7 +240,7 @@ export class LobbySection {
         h(
           'li',
           {},
-          h('span', { class: 'challenge-who', text: `${c.player.name ?? t('anonymousPlayer')} (${num(c.player.rating)}${c.player.provisional ? '?' : ''})` }),
+          h('span', { class: 'challenge-who', text: playerWords(c.player) }),
           h('span', { class: 'challenge-terms', text: ` · ${describeClock(clockOption(c.clock))} · ${t(c.side === 'goats' ? 'wantsGoats' : c.side === 'tigers' ? 'wantsTigers' : 'wantsEither')} · ${t(c.rated ? 'rated' : 'casual')}` }),
           c.player.id === mine
             ? h('button', { type: 'button', id: `withdraw-${c.id}`, class: 'challenge-withdraw', text: t('withdrawChallenge'), onclick: () => this.withdraw(c) })
@@ -277,4 +312,12 @@ function clockOption(c) {
   if (!c) return null;
   if (c.days_per_action) return { days_per_action: c.days_per_action };
   return { initial: c.initial ?? 0, increment: c.increment ?? 0 };
+}
+
+/**
+ * A player as the lobby names them: "GoatHerd (1623)", "Anonymous (1500?)".
+ * @param {LobbyPlayer} p
+ */
+function playerWords(p) {
+  return `${p.name ?? t('anonymousPlayer')} (${num(p.rating)}${p.provisional ? '?' : ''})`;
 }

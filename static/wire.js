@@ -179,6 +179,24 @@
  */
 
 /**
+ * A lobby game in progress.
+ * @typedef {object} LiveGame
+ * @property {string} table
+ * @property {string} url
+ * @property {string} speed
+ * @property {TimeControlRequest | null} clock
+ * @property {boolean} rated
+ * @property {LobbyPlayer} goats
+ * @property {LobbyPlayer} tigers
+ */
+
+/**
+ * `GET /api/live`.
+ * @typedef {object} LiveGames
+ * @property {LiveGame[]} games
+ */
+
+/**
  * An event of the lobby's live channel.
  * @typedef {({type: 'state'} & LobbyState) | ({type: 'paired'} & Paired)} LobbyEvent
  */

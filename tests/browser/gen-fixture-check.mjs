@@ -35,6 +35,7 @@ const TYPES = [
   ['http.lobby_event.', 'LobbyEvent'],
   ['http.paired', 'Paired'],
   ['http.pool_joined', 'PoolJoined'],
+  ['http.live_games', 'LiveGames'],
 ];
 
 /** @param {string} dir */

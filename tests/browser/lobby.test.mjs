@@ -58,7 +58,17 @@ test('two strangers meet through a pool and each lands in their own seat of one 
   const [goats, tigers] = aliceMoves ? [alice, bob] : [bob, alice];
   await playByMouse(goats.page, 'c3');
   await waitPlies(tigers.page, 1);
-  assert.deepEqual([...alice.problems, ...bob.problems], []);
+  // A third browser finds the game on the live list and watches it.
+  const watcher = await visitor(null);
+  const game = watcher.page.locator('#live-games a').first();
+  await game.waitFor();
+  assert.match((await game.textContent()) || '', /AliceB|BobB/);
+  await game.click();
+  await watcher.page.waitForURL(alice.page.url());
+  await waitPlies(watcher.page, 1);
+  assert.equal(await watcher.page.locator('.board-root.playable').count(), 0);
+  assert.deepEqual([...alice.problems, ...bob.problems, ...watcher.problems], []);
+  await watcher.context.close();
   await alice.context.close();
   await bob.context.close();
 });

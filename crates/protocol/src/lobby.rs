@@ -130,3 +130,30 @@ pub enum LobbyEvent {
     /// The lobby seated this player at a new table.
     Paired(Paired),
 }
+
+/// A lobby game in progress, as the list of live games shows it.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct LiveGame {
+    /// The table id.
+    pub table: String,
+    /// The table's page: anyone may watch there, without a link.
+    pub url: String,
+    /// The speed class.
+    pub speed: String,
+    /// The time control; `null`: no clock.
+    pub clock: Option<TimeControl>,
+    /// Whether its games are rated.
+    pub rated: bool,
+    /// Who has the goats in the table's first game.
+    pub goats: LobbyPlayer,
+    /// Who has the tigers.
+    pub tigers: LobbyPlayer,
+}
+
+/// `GET /api/live`: the lobby games in progress, the best-rated first (by
+/// the higher of the two ratings), at most 50.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct LiveGames {
+    /// The games.
+    pub games: Vec<LiveGame>,
+}

@@ -473,6 +473,34 @@ fn examples() -> Vec<Example> {
         ),
         example("http.lobby_event.state", LobbyEvent::State(lobby_state())),
         example(
+            "http.live_games",
+            LiveGames {
+                games: vec![LiveGame {
+                    table: table.into(),
+                    url: format!("{public}/t/{table}"),
+                    speed: "blitz".into(),
+                    clock: Some(TimeControl {
+                        initial: Some(300),
+                        increment: Some(3),
+                        days_per_action: None,
+                    }),
+                    rated: true,
+                    goats: LobbyPlayer {
+                        id: "Jq3vX9mKp2LwTz8RbN4cYe".into(),
+                        name: Some("GoatHerd".into()),
+                        rating: 1623,
+                        provisional: false,
+                    },
+                    tigers: LobbyPlayer {
+                        id: "Hb7nR2xQk9VmLp4TzW1cUe".into(),
+                        name: Some("Tigress".into()),
+                        rating: 1580,
+                        provisional: true,
+                    },
+                }],
+            },
+        ),
+        example(
             "http.lobby_event.paired",
             LobbyEvent::Paired(Paired {
                 table: table.into(),

@@ -211,6 +211,7 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             post(http::account::log_in).delete(http::account::log_out),
         )
         .route("/api/lobby", get(http::lobby::lobby_state))
+        .route("/api/live", get(http::lobby::live_games))
         .route("/api/lobby/events", get(http::lobby::lobby_events))
         .route("/api/challenges", post(http::lobby::create_challenge))
         .route(

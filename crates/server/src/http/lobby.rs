@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::Json;
 use baghchal_protocol::{
-    Challenge, CreateChallenge, LobbyState, Paired, PoolJoined, MAX_FRAME_BYTES,
+    Challenge, CreateChallenge, LiveGames, LobbyState, Paired, PoolJoined, MAX_FRAME_BYTES,
 };
 use futures_util::Stream;
 
@@ -62,6 +62,11 @@ async fn actor(state: &AppState, headers: &HeaderMap) -> Result<Identity, HttpEr
 /// `GET /api/lobby`: the open challenges, the pools and the counts.
 pub async fn lobby_state(State(state): State<AppState>) -> Result<Json<LobbyState>, HttpError> {
     Ok(Json(state.lobby.state().await.map_err(HttpError::storage)?))
+}
+
+/// `GET /api/live`: the lobby games in progress, to watch.
+pub async fn live_games(State(state): State<AppState>) -> Result<Json<LiveGames>, HttpError> {
+    Ok(Json(state.lobby.live().await.map_err(HttpError::storage)?))
 }
 
 /// `GET /api/lobby/events`: the live channel. The lobby's state first and

@@ -29,6 +29,8 @@ use crate::storage::{
 use baghchal_table::options::TableOptions;
 use pools::{match_wave, POOLS};
 
+/// The most live games listed.
+pub const LIVE_GAMES: i64 = 50;
 /// The most open challenges the lobby shows.
 pub const SHOWN_CHALLENGES: i64 = 100;
 /// How often the lobby's state is read and sent when it changed.
@@ -309,6 +311,53 @@ impl Lobby {
             players_online: u32::try_from(online).unwrap_or(u32::MAX),
             games_in_play: u32::try_from(games).unwrap_or(u32::MAX),
         })
+    }
+
+    /// The lobby games in progress, the best-rated first.
+    pub async fn live(&self) -> Result<wire::LiveGames, StorageError> {
+        let tables = self.inner.storage.live_tables(LIVE_GAMES).await?;
+        let mut games = Vec::with_capacity(tables.len());
+        for live in tables {
+            let Some(clock) = live.clock.decode() else {
+                continue;
+            };
+            let Ok(options) = lobby_options(clock.map(|c| to_wire_clock(&c)), wire::Side::Goats)
+            else {
+                continue;
+            };
+            let speed = speed_of(&options);
+            let mut seen = Vec::with_capacity(2);
+            for (id, name) in &live.players {
+                let rating = self.rating_of(id, speed).await?;
+                seen.push(wire::LobbyPlayer {
+                    id: id.clone(),
+                    name: name.clone(),
+                    rating: u32::try_from(rating.shown()).unwrap_or(0),
+                    provisional: rating.is_provisional(),
+                });
+            }
+            let guest = seen.pop();
+            let host = seen.pop();
+            let (Some(host), Some(guest)) = (host, guest) else {
+                continue;
+            };
+            let (goats, tigers) = if live.host_side == "goats" {
+                (host, guest)
+            } else {
+                (guest, host)
+            };
+            games.push(wire::LiveGame {
+                url: self.url(&live.table),
+                table: live.table,
+                speed: speed.name().to_owned(),
+                clock: clock.map(|c| to_wire_clock(&c)),
+                rated: live.rated,
+                goats,
+                tigers,
+            });
+        }
+        games.sort_by_key(|g| std::cmp::Reverse(g.goats.rating.max(g.tigers.rating)));
+        Ok(wire::LiveGames { games })
     }
 
     /// `player`'s rating in `speed`, as stored or a newcomer's.

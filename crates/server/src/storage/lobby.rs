@@ -484,3 +484,54 @@ impl Storage {
         })
     }
 }
+
+/// A lobby table in progress, with its players' names.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct LiveTable {
+    /// The table's row.
+    pub table: String,
+    /// The host's side in the first game: `goats` or `tigers`.
+    pub host_side: String,
+    /// The time control's columns.
+    pub clock: ClockColumns,
+    /// Rated.
+    pub rated: bool,
+    /// The host's and the guest's ids and names.
+    pub players: [(String, Option<String>); 2],
+}
+
+impl Storage {
+    /// The lobby tables in progress, newest first, at most `limit`.
+    pub async fn live_tables(&self, limit: i64) -> Result<Vec<LiveTable>, StorageError> {
+        on_pool!(&self.pool, pool => {
+            let rows = sqlx::query(
+                "SELECT t.id, t.host_side, t.clock_initial_ms, t.clock_increment_ms, t.clock_days, \
+                 t.rated, t.host_player, h.name AS host_name, t.guest_player, \
+                 g.name AS guest_name FROM tables t \
+                 JOIN players h ON h.id = t.host_player JOIN players g ON g.id = t.guest_player \
+                 WHERE t.lobby = 1 AND t.active = 1 ORDER BY t.created_at DESC LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(pool)
+            .await?;
+            rows.iter()
+                .map(|row| -> Result<LiveTable, StorageError> {
+                    Ok(LiveTable {
+                        table: row.text("id")?,
+                        host_side: row.text("host_side")?,
+                        clock: ClockColumns {
+                            initial_ms: row.maybe_number("clock_initial_ms")?,
+                            increment_ms: row.maybe_number("clock_increment_ms")?,
+                            days: row.maybe_number("clock_days")?,
+                        },
+                        rated: row.number("rated")? != 0,
+                        players: [
+                            (row.text("host_player")?, row.maybe_text("host_name")?),
+                            (row.text("guest_player")?, row.maybe_text("guest_name")?),
+                        ],
+                    })
+                })
+                .collect()
+        })
+    }
+}

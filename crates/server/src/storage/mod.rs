@@ -117,7 +117,7 @@ mod writer;
 use events::{decode_event, EventRow, StoredEvent};
 use games::GameColumns;
 pub use games::StoredGame;
-pub use lobby::{ChallengeRow, Consumes, Pairing, PoolEntry, MAX_CHALLENGES_PER_PLAYER};
+pub use lobby::{ChallengeRow, Consumes, LiveTable, Pairing, PoolEntry, MAX_CHALLENGES_PER_PLAYER};
 pub use players::{Credentials, Naming, PlayerRow, Seat, MAX_PLAYING};
 pub use ratings::StoredRating;
 pub use rows::ClockColumns;

@@ -3,7 +3,7 @@
 //! their ratings.
 
 use baghchal_protocol::{
-    ApiErrorCode, Challenge, ClientMessage, LobbyEvent, LobbyState, Paired, Player,
+    ApiErrorCode, Challenge, ClientMessage, LiveGames, LobbyEvent, LobbyState, Paired, Player,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -131,6 +131,19 @@ async fn two_players_in_a_pool_are_seated_at_one_rated_table_and_told(db: &TestD
     let mut watcher = Client::connect(server.addr).await;
     let welcome = hello_by_session(&mut watcher, &a.table).await.unwrap();
     assert_eq!(player_of(&welcome), None);
+
+    // The live list has it, both players named, the goats' side first.
+    let (_, _, body) = alice.send("GET", "/api/live", "").await;
+    let live: LiveGames = serde_json::from_str(&body).unwrap();
+    assert_eq!(live.games.len(), 1, "{body}");
+    assert_eq!(live.games[0].table, a.table);
+    assert!(live.games[0].rated);
+    let mut names = [
+        live.games[0].goats.name.clone().unwrap(),
+        live.games[0].tigers.name.clone().unwrap(),
+    ];
+    names.sort();
+    assert_eq!(names, ["Alice", "Bob"]);
 
     // The pool is empty again.
     let (_, _, body) = alice.send("GET", "/api/lobby", "").await;
