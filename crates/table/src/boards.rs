@@ -2,6 +2,8 @@
 //! crossed (a two-board match), and what they share: one version stream,
 //! the tally and the match score. Like [`Play`], without I/O.
 
+use std::time::Duration;
+
 use baghchal_protocol as wire;
 use baghchal_rules::Reason;
 
@@ -191,6 +193,38 @@ impl Boards {
             .filter_map(|(board, play)| {
                 let (side, _) = play.clocks()?.running()?;
                 Some((board, Event::Flagged { side }))
+            })
+            .collect()
+    }
+
+    /// When the first-move timer next ends a game on any board (see
+    /// [`Play::first_move_due`]), not before `not_before`.
+    pub fn next_first_move(
+        &self,
+        grace: Duration,
+        opened: Timestamp,
+        not_before: Timestamp,
+    ) -> Option<Timestamp> {
+        self.iter()
+            .filter_map(|(_, play)| play.first_move_due(grace, opened))
+            .map(|(_, due)| due.max(not_before))
+            .min()
+    }
+
+    /// The games the first-move timer ends at `now`: on each board whose
+    /// side to move let `grace` pass without its first action, that side's
+    /// abort.
+    pub fn first_moves_due(
+        &self,
+        now: Timestamp,
+        grace: Duration,
+        opened: Timestamp,
+        not_before: Timestamp,
+    ) -> Vec<(Board, Event)> {
+        self.iter()
+            .filter_map(|(board, play)| {
+                let (side, due) = play.first_move_due(grace, opened)?;
+                (now >= due.max(not_before)).then_some((board, Event::Aborted { side }))
             })
             .collect()
     }

@@ -74,6 +74,9 @@ pub struct FinishedGame {
     pub players: [Option<String>; 2],
     /// Whether the game counts for the players' ratings.
     pub rated: bool,
+    /// The side that aborted it, for an aborted game (never stored: the
+    /// writer counts it against that side's player).
+    pub aborted_by: Option<Side>,
     /// The host's side.
     pub host_side: Side,
     /// How it ended.
@@ -114,6 +117,7 @@ impl FinishedGame {
             seats: SeatKind::of(options.opponent, seats.open_gallery()),
             players: seats.players().clone(),
             rated: rated && ended.outcome.reason() != Reason::Aborted,
+            aborted_by: ended.aborted_by,
             host_side: ended.host_side,
             outcome: ended.outcome,
             plies: ended.plies,

@@ -323,6 +323,8 @@ pub struct Play {
     /// When the current game started: the time of its first event (the
     /// table's first, or the rematch that started it).
     started: Option<Timestamp>,
+    /// When the current game's last action was played.
+    last_action_at: Option<Timestamp>,
 }
 
 /// A game that has just ended: what the table stores as its row of
@@ -343,6 +345,9 @@ pub struct GameEnded {
     pub ended: Timestamp,
     /// The game in the rules' record format.
     pub record: baghchal_rules::Record,
+    /// The side that aborted it (by its word, or by never moving), for an
+    /// aborted game.
+    pub aborted_by: Option<Side>,
 }
 
 fn index(side: Side) -> usize {
@@ -368,6 +373,7 @@ impl Play {
             series_number: 1,
             version: 0,
             started: None,
+            last_action_at: None,
         }
     }
 
@@ -422,6 +428,22 @@ impl Play {
     pub fn abortable(&self) -> bool {
         let game = self.game();
         !game.is_finished() && game.before_both_moved()
+    }
+
+    /// When the side to move loses the game to the first-move timer, if it
+    /// has yet to make its first action: `grace` after the game started
+    /// (the goats) or after the other side's first action (the tigers). A
+    /// game with no event yet started at `opened`.
+    pub fn first_move_due(&self, grace: Duration, opened: Timestamp) -> Option<(Side, Timestamp)> {
+        if !self.abortable() {
+            return None;
+        }
+        let position = self.game().position();
+        let since = match position.ply() {
+            0 => self.started.unwrap_or(opened),
+            _ => self.last_action_at?,
+        };
+        Some((position.side_to_move(), since.after(grace)))
     }
 
     /// Whether the table is between two people.
@@ -657,6 +679,7 @@ impl Play {
                 if let Some(clocks) = &mut self.clocks {
                     clocks.acted(side, at, next);
                 }
+                self.last_action_at = Some(at);
             }
             Event::Resigned { side } => game.resign(side).map_err(Refusal::Illegal)?,
             Event::DrawAgreed => {
@@ -753,6 +776,7 @@ impl Play {
                 self.clocks = self.options.clock.map(Clocks::new);
                 self.offers = [Offers::default(); 2];
                 self.started = Some(at);
+                self.last_action_at = None;
             }
         }
         self.version += 1;
@@ -777,6 +801,10 @@ impl Play {
             started,
             ended: at,
             record: game.record(),
+            aborted_by: match event {
+                Event::Aborted { side } => Some(side),
+                _ => None,
+            },
         }))
     }
 

@@ -17,6 +17,10 @@ use crate::time::Timestamp;
 /// away (no socket open) before the other may claim the game.
 pub const ABSENCE_GRACE: Duration = Duration::from_secs(15);
 
+/// How long each side of a game at a lobby table has for its first action
+/// before the game is aborted, counted against that side's player.
+pub const FIRST_MOVE_GRACE: Duration = Duration::from_secs(30);
+
 /// What admits someone to a seat or to the gallery: a link (the hash of
 /// its token, compared and stored, never the token itself), or a player's
 /// identity (their session's player id). Keys travel between a cluster's
@@ -93,6 +97,12 @@ impl Seats {
     /// Whether anyone may watch without a link.
     pub fn open_gallery(&self) -> bool {
         self.open_gallery
+    }
+
+    /// The first-move timer's grace, at a table the lobby made (its
+    /// players are strangers); none elsewhere.
+    pub fn first_move_grace(&self) -> Option<Duration> {
+        self.open_gallery.then_some(FIRST_MOVE_GRACE)
     }
 
     /// What `keys` admit to at this table, or why nothing: the opponent

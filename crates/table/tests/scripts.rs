@@ -2,7 +2,8 @@
 //! `tests/scripts/`: each line a moment (milliseconds from the table's
 //! start), who acts and what, and what must come of it: the events the
 //! core decides, or its refusal. Before each line the flags due at its
-//! moment fall, as the server's table does before it decides anything.
+//! moment fall (and at a lobby table, the first-move timer's aborts), as
+//! the server's table does before it decides anything.
 //!
 //! ```text
 //! # A comment.
@@ -225,7 +226,12 @@ fn run(path: &Path) {
         let is_match = table.is_match();
 
         // The flags due fall first.
-        let flags = table.flags_due(now, Timestamp::from_millis(START));
+        let mut flags = table.flags_due(now, Timestamp::from_millis(START));
+        // At a lobby table, the first-move timer too.
+        if let Some(grace) = seats.first_move_grace() {
+            let start = Timestamp::from_millis(START);
+            flags.extend(table.first_moves_due(now, grace, start, start));
+        }
         for &(board, event) in &flags {
             table.apply(board, event, now).expect("a flag applies");
         }

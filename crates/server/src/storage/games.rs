@@ -50,6 +50,9 @@ pub(super) struct GameColumns {
     pub host_player: Option<String>,
     pub guest_player: Option<String>,
     pub rated: i64,
+    /// The player who aborted the game, at a lobby table (not a column:
+    /// the game's end counts it against them).
+    pub aborter: Option<String>,
 }
 
 impl GameColumns {
@@ -77,6 +80,13 @@ impl GameColumns {
             host_player: game.players[0].clone(),
             guest_player: game.players[1].clone(),
             rated: i64::from(game.rated),
+            aborter: game
+                .aborted_by
+                .filter(|_| game.seats == [SeatKind::Player; 2])
+                .and_then(|side| {
+                    let seat = usize::from(side != game.host_side);
+                    game.players[seat].clone()
+                }),
         })
     }
 }
@@ -144,6 +154,7 @@ fn decode(row: &impl RowLike) -> Result<StoredGame, StorageError> {
             row.maybe_text("guest_player")?,
         ],
         rated: row.number("rated")? != 0,
+        aborted_by: None,
         table: table.clone(),
     };
     Ok(StoredGame {

@@ -25,6 +25,8 @@ const WRITE_GAME: &str = "UPDATE games SET host_rating_before = $1, host_rating_
 
 const FREE_PLAYERS: &str = "UPDATE players SET lobby_table = NULL WHERE lobby_table = $1";
 
+const COUNT_ABORT: &str = "UPDATE players SET aborts = aborts + 1 WHERE id = $1";
+
 /// A player's rating in a class as stored: the rating, its games, when
 /// it last changed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,6 +120,10 @@ pub(super) fn settle_sqlite(
 ) -> Result<(), StorageError> {
     tx.prepare_cached(FREE_PLAYERS)?
         .execute(rusqlite::params![game.table_id])?;
+    if let Some(aborter) = &game.aborter {
+        tx.prepare_cached(COUNT_ABORT)?
+            .execute(rusqlite::params![aborter])?;
+    }
     let Some((players, speed)) = rated_players(game) else {
         return Ok(());
     };
@@ -177,6 +183,12 @@ pub(super) async fn settle_postgres(
         .bind(&game.table_id)
         .execute(&mut *tx)
         .await?;
+    if let Some(aborter) = &game.aborter {
+        sqlx::query(COUNT_ABORT)
+            .bind(aborter)
+            .execute(&mut *tx)
+            .await?;
+    }
     let Some((players, speed)) = rated_players(game) else {
         return Ok(());
     };
@@ -260,6 +272,7 @@ mod tests {
             host_player: Some("alice".into()),
             guest_player: Some("bob".into()),
             rated: i64::from(rated),
+            aborter: None,
         }
     }
 

@@ -121,16 +121,31 @@ impl Table {
         }
     }
 
-    /// When the first flag falls on any board.
+    /// When the first flag falls on any board, or the first-move timer
+    /// ends a game (at a table the lobby made).
     pub(super) fn flag_due(&self) -> Option<Timestamp> {
-        self.boards.next_flag(self.flag_not_before)
+        let flag = self.boards.next_flag(self.flag_not_before);
+        let first = self.seats.first_move_grace().and_then(|grace| {
+            self.boards
+                .next_first_move(grace, self.opened, self.flag_not_before)
+        });
+        flag.into_iter().chain(first).min()
     }
 
-    /// Ends each board's game on time if its running side's time is out.
-    /// Returns `false` only when a flag could not be stored.
+    /// Ends each board's game on time if its running side's time is out,
+    /// and aborts a lobby game whose side to move let the first-move timer
+    /// run out. Returns `false` only when an event could not be stored.
     pub(super) async fn flag_if_due(&mut self) -> bool {
+        let now = self.now();
+        let mut due = self.boards.flags_due(now, self.flag_not_before);
+        if let Some(grace) = self.seats.first_move_grace() {
+            due.extend(
+                self.boards
+                    .first_moves_due(now, grace, self.opened, self.flag_not_before),
+            );
+        }
         let mut stored = true;
-        for (board, event) in self.boards.flags_due(self.now(), self.flag_not_before) {
+        for (board, event) in due {
             tracing::info!(event = ?event, board, "flag");
             stored &= self.commit(board, event, None, None).await;
         }

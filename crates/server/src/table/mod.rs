@@ -166,6 +166,7 @@ pub fn spawn(
         absent: None,
         // The grace is for a clock that ran while the table was not
         // loaded: a restart, or a takeover.
+        opened: now,
         flag_not_before: if play_clock_runs {
             now.after(LOAD_GRACE)
         } else {
@@ -196,6 +197,9 @@ struct Table {
     seats: Seats,
     /// Whether its games count for the players' ratings.
     rated: bool,
+    /// When this task loaded the table: the start of a game that has no
+    /// event yet, for the first-move timer.
+    opened: Timestamp,
     /// The games, on one board or two.
     boards: Boards,
     /// The host's socket.

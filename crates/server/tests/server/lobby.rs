@@ -8,7 +8,11 @@ use baghchal_protocol::{
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::common::{Client, TestDb, TestServer, PATIENCE};
+use std::time::Duration;
+
+use baghchal_protocol::{ServerMessage, Side, TableEvent};
+
+use crate::common::{manual_clock, Client, TestDb, TestServer, PATIENCE};
 use crate::on_both;
 use crate::players::{error_of, hello_by_session, player_of, Browser};
 
@@ -346,3 +350,60 @@ async fn a_challenge_needs_a_session_and_valid_terms() {
     assert_eq!(status, 429);
     server.stop().await;
 }
+
+async fn a_lobby_game_nobody_starts_is_aborted_and_counted_against_its_idle_player(db: &TestDb) {
+    let clock = manual_clock();
+    let server = TestServer::start_with(TestServer::config_with_clock(db, &clock)).await;
+    let mut maker = anonymous(&server).await;
+    let mut taker = anonymous(&server).await;
+    let made = challenge(
+        &mut maker,
+        serde_json::json!({"side": "goats", "clock": {"initial": 180, "increment": 2}}),
+    )
+    .await;
+    let (status, _, body) = taker
+        .send("POST", &format!("/api/challenges/{}/accept", made.id), "")
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let paired: Paired = serde_json::from_str(&body).unwrap();
+    let (mut goats, _) = seat(&maker, &paired.table).await;
+    let (mut tigers, _) = seat(&taker, &paired.table).await;
+    goats.sync().await;
+    tigers.sync().await;
+
+    // The goats never move: 30 seconds on, the game is aborted.
+    clock.advance(Duration::from_millis(29_999));
+    assert!(goats.sync().await.is_empty());
+    clock.advance(Duration::from_millis(1));
+    let event = tigers
+        .until(|m| match m {
+            ServerMessage::Event { event, .. } => Some(event.clone()),
+            _ => None,
+        })
+        .await;
+    assert_eq!(event, TableEvent::Aborted { side: Side::Goats });
+    tigers.sync().await;
+    let me = maker.me().await;
+    assert!(me.playing.is_empty(), "{me:?}");
+    server.stop().await;
+
+    // It counts against the maker alone, who is paired last from now on.
+    let aborts: Vec<(String, i64)> = {
+        let storage_url = &db.url;
+        if storage_url.starts_with("sqlite") {
+            let pool = sqlx::SqlitePool::connect(storage_url).await.unwrap();
+            sqlx::query_as("SELECT id, aborts FROM players WHERE aborts > 0")
+                .fetch_all(&pool)
+                .await
+                .unwrap()
+        } else {
+            let pool = sqlx::PgPool::connect(storage_url).await.unwrap();
+            sqlx::query_as("SELECT id, aborts FROM players WHERE aborts > 0")
+                .fetch_all(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(aborts, [(me.id, 1)]);
+}
+on_both!(a_lobby_game_nobody_starts_is_aborted_and_counted_against_its_idle_player);
