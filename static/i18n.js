@@ -35,6 +35,7 @@ const en = {
   createChallenge: 'Make a challenge',
   sideRandom: 'Either side',
   liveGamesHeading: 'Games in play: watch',
+  ratingChange: '{before} → {after} ({change})',
 
   // Home
   newTableHeading: 'Create a table',
@@ -482,6 +483,7 @@ const ne = {
   createChallenge: 'चुनौती बनाउनुहोस्',
   sideRandom: 'जुनसुकै पक्ष',
   liveGamesHeading: 'चलिरहेका खेल: हेर्नुहोस्',
+  ratingChange: '{before} → {after} ({change})',
 
   newTableHeading: 'नयाँ टेबल बनाउनुहोस्',
   opponentLegend: 'प्रतिद्वन्द्वी',

@@ -8,7 +8,7 @@
 // links, "New table") and lays the panes out. Its words are tablewords.js's.
 
 import { rulesText } from './words.js';
-import { t } from './i18n.js';
+import { t, num } from './i18n.js';
 import { h, mainElement, announce, sideName, shareSheet } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
@@ -95,6 +95,8 @@ export class TableView {
     this.actionCounter = 0;
     /** @type {Record<string, string>} copy-button feedback, by link kind */
     this.copyState = {};
+    /** @type {{game: number, text: string} | null} a rated game's rating changes, once read */
+    this.ratings = null;
     /** @type {TableElements | null} the parts of the view that `update` fills */
     this.el = null;
     /** @type {BoardPane[]} the table's boards, in their order: one, or two */
@@ -255,11 +257,33 @@ export class TableView {
    */
   receiveEvent(before, msg) {
     const m = eventMoment(before, this.s, msg);
+    // A game that just ended may have been rated: both players see how
+    // their ratings moved.
+    if (msg.state.result && !before.game?.result && !this.two()) this.readRatings(msg.state.game);
     const pane = this.pane(m.n);
     if (pane) pane.confirmResign = false;
     this.update(msg.event.kind === 'played' ? m.n : null);
     for (const text of eventSaid(msg, m, this.s.player, this.two())) this.say(text);
     sound.play(eventSounds(msg.event, msg.state, m));
+  }
+
+  /**
+   * Reads a finished game's rating changes and shows them with the tally.
+   * @param {number} game
+   */
+  async readRatings(game) {
+    try {
+      const res = await fetch(`/api/tables/${encodeURIComponent(this.table)}/games/${game}`);
+      if (!res.ok) return;
+      const record = /** @type {import('./wire.js').GameRecord} */ (await res.json());
+      if (!record.ratings) return;
+      /** @param {import('./wire.js').RatingChange} r */
+      const change = (r) => t('ratingChange', { before: r.before, after: r.after, change: `${r.change >= 0 ? '+' : '−'}${num(Math.abs(r.change))}` });
+      this.ratings = { game, text: `${sideName('goats')} ${change(record.ratings.goats)} · ${sideName('tigers')} ${change(record.ratings.tigers)}` };
+      this.update();
+    } catch {
+      // Without the record, the tally stays as it is.
+    }
   }
 
   // ------------------------------------------------------------ boards
@@ -670,7 +694,8 @@ export class TableView {
     if (!p) e.spectators.textContent = '';
     else if (p.spectator_seats === 0) e.spectators.textContent = t('noSpectatorSeats');
     else e.spectators.textContent = t('spectatorsCount', { n: p.spectators, seats: p.spectator_seats });
-    e.tally.textContent = tallyText(this.s, two);
+    const rated = this.ratings && this.ratings.game === this.s.game?.game ? ` · ${this.ratings.text}` : '';
+    e.tally.textContent = tallyText(this.s, two) + rated;
 
     if (two) this.updateMatchControls();
     this.updateInvite();

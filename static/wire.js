@@ -233,6 +233,22 @@
  * @property {string[]} moves
  * @property {GameResult | null} result
  * @property {string} record
+ * @property {GameRatings} [ratings] a rated game's rating changes
+ */
+
+/**
+ * A player's rating before and after a rated game.
+ * @typedef {object} RatingChange
+ * @property {number} before
+ * @property {number} after
+ * @property {number} change
+ */
+
+/**
+ * Both players' rating changes.
+ * @typedef {object} GameRatings
+ * @property {RatingChange} goats
+ * @property {RatingChange} tigers
  */
 
 /**

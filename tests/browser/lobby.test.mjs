@@ -67,6 +67,15 @@ test('two strangers meet through a pool and each lands in their own seat of one 
   await watcher.page.waitForURL(alice.page.url());
   await waitPlies(watcher.page, 1);
   assert.equal(await watcher.page.locator('.board-root.playable').count(), 0);
+  // The game is played to its end (the goats resign): each player sees
+  // how both ratings moved.
+  await playByMouse(tigers.page, 'a1-b2');
+  await waitPlies(goats.page, 2);
+  await goats.page.locator('#resign').click();
+  await goats.page.locator('#resign-yes').click();
+  for (const p of [goats.page, tigers.page]) {
+    await p.waitForFunction(() => /1500 → \d+ \(\+\d+\).*1500 → \d+ \(−\d+\)|1500 → \d+ \(−\d+\).*1500 → \d+ \(\+\d+\)/.test(document.querySelector('.tally')?.textContent || ''));
+  }
   assert.deepEqual([...alice.problems, ...bob.problems, ...watcher.problems], []);
   await watcher.context.close();
   await alice.context.close();

@@ -349,6 +349,9 @@ pub struct GameRecord {
     /// The game in the rules' text record format (`rules`, `actions`,
     /// `result` lines).
     pub record: String,
+    /// A rated game's rating changes, once it is over (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<GameRatings>,
 }
 
 /// `GET /api/tables/{table}/games/{game}/analysis`: every action of a

@@ -46,6 +46,27 @@ pub struct PlayingGame {
     pub lobby: bool,
 }
 
+/// A player's rating before and after a rated game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The rating before, rounded.
+    pub before: u32,
+    /// The rating after, rounded.
+    pub after: u32,
+    /// The change as shown (`after - before` of the unrounded ratings,
+    /// rounded): `+12`, `-12`.
+    pub change: i32,
+}
+
+/// Both players' rating changes in a rated game.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct GameRatings {
+    /// The goats' player.
+    pub goats: RatingChange,
+    /// The tigers' player.
+    pub tigers: RatingChange,
+}
+
 /// The body of `POST /api/account` (take a name and a password: the
 /// current anonymous player becomes an account), `POST /api/session` (log
 /// in).

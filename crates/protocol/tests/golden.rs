@@ -529,6 +529,35 @@ fn examples() -> Vec<Example> {
                     reason: EndReason::Resignation,
                 }),
                 record: "rules standard\nactions c3 a1-b2\nresult tigers resignation\n".into(),
+                ratings: None,
+            },
+        ),
+        example(
+            "http.game_record.rated",
+            GameRecord {
+                table: table.into(),
+                game: 1,
+                board: None,
+                variant: Variant::default(),
+                host_side: Side::Goats,
+                moves: vec!["c3".into(), "a1-b2".into()],
+                result: Some(GameResult {
+                    winner: Some(Side::Tigers),
+                    reason: EndReason::Resignation,
+                }),
+                record: "rules standard\nactions c3 a1-b2\nresult tigers resignation\n".into(),
+                ratings: Some(GameRatings {
+                    goats: RatingChange {
+                        before: 1623,
+                        after: 1611,
+                        change: -12,
+                    },
+                    tigers: RatingChange {
+                        before: 1580,
+                        after: 1587,
+                        change: 7,
+                    },
+                }),
             },
         ),
         example(

@@ -145,6 +145,7 @@ impl FinishedGame {
                 .collect(),
             result: Some(result_to_wire(self.outcome)),
             record: self.record.to_string(),
+            ratings: None,
         }
     }
 }

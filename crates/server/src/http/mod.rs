@@ -238,7 +238,7 @@ async fn record_of(
         .await
         .map_err(TablesError::from)?
     {
-        return Ok(stored.game.to_wire());
+        return Ok(stored.to_wire());
     }
     // A table unloaded while idle is looked up again, once.
     for _ in 0..2 {

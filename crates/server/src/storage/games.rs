@@ -26,7 +26,8 @@ pub(super) const INSERT_GAME: &str = "INSERT INTO games (table_id, game, board, 
 const GAME_COLUMNS: &str = "SELECT table_id, game, board, version, host_seat, guest_seat, \
      host_side, winner, reason, plies, started_at, ended_at, clock_initial_ms, \
      clock_increment_ms, clock_days, format, series_games, record, analysis, host_player, \
-     guest_player, rated FROM games";
+     guest_player, rated, host_rating_before, host_rating_after, guest_rating_before, \
+     guest_rating_after FROM games";
 
 /// A finished game as its columns hold it, in [`INSERT_GAME`]'s order.
 #[derive(Clone, Debug)]
@@ -99,6 +100,33 @@ pub struct StoredGame {
     /// Its review as stored (the JSON of `GET
     /// /api/tables/{table}/games/{game}/analysis`), once computed.
     pub analysis: Option<String>,
+    /// A rated game's ratings, host then guest, each before and after.
+    pub ratings: Option<[(f64, f64); 2]>,
+}
+
+impl StoredGame {
+    /// The game as `GET /api/tables/{table}/games/{game}` answers it, its
+    /// rating changes included.
+    pub fn to_wire(&self) -> baghchal_protocol::GameRecord {
+        let mut record = self.game.to_wire();
+        record.ratings = self.ratings.map(|[host, guest]| {
+            let change = |(before, after): (f64, f64)| baghchal_protocol::RatingChange {
+                before: before.round().max(0.0) as u32,
+                after: after.round().max(0.0) as u32,
+                change: (after - before).round() as i32,
+            };
+            let (goats, tigers) = if self.game.host_side == baghchal_rules::Side::Goat {
+                (host, guest)
+            } else {
+                (guest, host)
+            };
+            baghchal_protocol::GameRatings {
+                goats: change(goats),
+                tigers: change(tigers),
+            }
+        });
+        record
+    }
 }
 
 fn decode(row: &impl RowLike) -> Result<StoredGame, StorageError> {
@@ -157,9 +185,20 @@ fn decode(row: &impl RowLike) -> Result<StoredGame, StorageError> {
         aborted_by: None,
         table: table.clone(),
     };
+    let rating = |name: &str| row.maybe_real(name);
+    let ratings = match (
+        rating("host_rating_before")?,
+        rating("host_rating_after")?,
+        rating("guest_rating_before")?,
+        rating("guest_rating_after")?,
+    ) {
+        (Some(hb), Some(ha), Some(gb), Some(ga)) => Some([(hb, ha), (gb, ga)]),
+        _ => None,
+    };
     Ok(StoredGame {
         game,
         analysis: row.maybe_text("analysis")?,
+        ratings,
     })
 }
 
@@ -169,6 +208,7 @@ trait RowLike {
     fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError>;
     fn number(&self, name: &str) -> Result<i64, StorageError>;
     fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError>;
+    fn maybe_real(&self, name: &str) -> Result<Option<f64>, StorageError>;
 }
 
 macro_rules! row_like {
@@ -184,6 +224,9 @@ macro_rules! row_like {
                 Ok(self.try_get(name)?)
             }
             fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError> {
+                Ok(self.try_get(name)?)
+            }
+            fn maybe_real(&self, name: &str) -> Result<Option<f64>, StorageError> {
                 Ok(self.try_get(name)?)
             }
         }

@@ -430,6 +430,7 @@ impl Table {
             moves: game.actions().iter().map(ToString::to_string).collect(),
             result: game.outcome().map(result_to_wire),
             record: game.record().to_string(),
+            ratings: None,
         })
     }
 }

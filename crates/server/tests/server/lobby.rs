@@ -274,6 +274,18 @@ async fn rated_play_is_for_accounts_and_moves_both_ratings(db: &TestDb) {
     assert!(winner.ratings[0].rating > 1500, "{winner:?}");
     assert!(loser.ratings[0].rating < 1500, "{loser:?}");
     assert!(winner.ratings[0].provisional && winner.ratings[0].games == 1);
+    // The game's record shows both changes, as the players see them.
+    let (_, _, body) = goats
+        .send("GET", &format!("/api/tables/{}/games/1", paired.table), "")
+        .await;
+    let record: baghchal_protocol::GameRecord = serde_json::from_str(&body).unwrap();
+    let ratings = record.ratings.expect("a rated game's changes");
+    assert_eq!(ratings.goats.before, 1500);
+    assert_eq!(ratings.goats.after, winner.ratings[0].rating);
+    assert!(
+        ratings.goats.change > 0 && ratings.tigers.change < 0,
+        "{ratings:?}"
+    );
     server.stop().await;
 }
 on_both!(rated_play_is_for_accounts_and_moves_both_ratings);
