@@ -34,7 +34,7 @@ let routing = 0;
  * @returns {(() => View) | Promise<() => View>}
  */
 function viewFor(path) {
-  const home = !/^\/(t\/|learn$|analysis$)/.test(path);
+  const home = !/^\/(t\/|learn$|analysis$|tv$)/.test(path);
   return home ? () => new HomeView(navigate) : loadView(path);
 }
 
@@ -57,6 +57,10 @@ async function loadView(path) {
   if (path === '/learn') {
     const { LearnView } = await import('./learn.js');
     return () => new LearnView(navigate);
+  }
+  if (path === '/tv') {
+    const { TvView } = await import('./tv.js');
+    return () => new TvView(navigate);
   }
   if (path === '/analysis') {
     const { AnalysisView } = await import('./analysis.js');

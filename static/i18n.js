@@ -36,6 +36,9 @@ const en = {
   sideRandom: 'Either side',
   liveGamesHeading: 'Games in play: watch',
   ratingChange: '{before} → {after} ({change})',
+  tvHeading: 'TV: the best game in play',
+  tvNothing: 'No game between players is in play right now. This page shows one as soon as there is.',
+  tvLink: 'TV',
 
   // Home
   newTableHeading: 'Create a table',
@@ -483,6 +486,9 @@ const ne = {
   createChallenge: 'चुनौती बनाउनुहोस्',
   sideRandom: 'जुनसुकै पक्ष',
   liveGamesHeading: 'चलिरहेका खेल: हेर्नुहोस्',
+  tvHeading: 'टिभी: चलिरहेको उत्कृष्ट खेल',
+  tvNothing: 'अहिले खेलाडीहरूबीच कुनै खेल चलिरहेको छैन। खेल सुरु हुनासाथ यहाँ देखिन्छ।',
+  tvLink: 'टिभी',
   ratingChange: '{before} → {after} ({change})',
 
   newTableHeading: 'नयाँ टेबल बनाउनुहोस्',

@@ -217,6 +217,7 @@ export class LobbySection {
       this.renderForm(account),
       this.error ? h('p', { class: 'error', role: 'alert', text: this.error }) : null,
       this.live.length ? h('h3', { text: t('liveGamesHeading') }) : null,
+      this.live.length ? h('p', {}, h('a', { href: '/tv', id: 'tv-link', text: t('tvLink') })) : null,
       this.live.length
         ? h(
             'ul',

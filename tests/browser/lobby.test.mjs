@@ -67,6 +67,14 @@ test('two strangers meet through a pool and each lands in their own seat of one 
   await watcher.page.waitForURL(alice.page.url());
   await waitPlies(watcher.page, 1);
   assert.equal(await watcher.page.locator('.board-root.playable').count(), 0);
+  // The TV shows the same game.
+  const tv = await newPage(browser);
+  await tv.page.goto(`${server.url}/tv`);
+  await waitPlies(tv.page, 1);
+  assert.equal(await tv.page.locator('.board-root.playable').count(), 0);
+  assert.deepEqual(await seriousViolations(tv.page), []);
+  assert.deepEqual(tv.problems, []);
+  await tv.context.close();
   // The game is played to its end (the goats resign): each player sees
   // how both ratings moved.
   await playByMouse(tigers.page, 'a1-b2');
