@@ -36,6 +36,7 @@
 mod analysis;
 mod board;
 mod book;
+pub mod chance;
 mod eval;
 pub mod protocol;
 mod search;
@@ -48,7 +49,7 @@ use std::sync::Arc;
 use baghchal_rules::{Action, Phase, Position, Rules, Side};
 use baghchal_tablebase::{Tablebase, Wdl};
 
-pub use crate::analysis::{ActionAnalysis, ActionValue, Source, Value};
+pub use crate::analysis::{ActionAnalysis, ActionValue, Judgement, Source, Value};
 pub use crate::book::{BookError, BookMove, PlacementBook};
 use crate::search::{Limits, Search};
 pub use crate::skill::Skill;

@@ -319,11 +319,18 @@ pub struct GameRecord {
     pub record: String,
 }
 
+/// The shape of [`GameAnalysis`] this server writes. A review stored in an
+/// earlier shape (before 2: values as `win`, `loss`, `draw` or `score`
+/// with a separate source) is computed again rather than served.
+pub const ANALYSIS_VERSION: u32 = 2;
+
 /// `GET /api/tables/{table}/games/{game}/analysis`: every action of a
 /// finished game with what it was worth, so that a page can show where the
 /// game turned.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct GameAnalysis {
+    /// The shape of this review: [`ANALYSIS_VERSION`].
+    pub version: u32,
     /// The table id.
     pub table: String,
     /// The game's number at this table, from 1.
@@ -345,50 +352,65 @@ pub struct ActionReview {
     pub before: Evaluation,
     /// The value for the mover after it.
     pub after: Evaluation,
-    /// Where `before` comes from.
-    pub before_source: EvaluationSource,
-    /// Where `after` comes from.
-    pub after_source: EvaluationSource,
     /// The engine's preferred action before it (may be the one played).
     pub best: String,
-    /// What the action gave away on the engine's scale (0: nothing; a
-    /// captured goat is 1000; a turned win or loss is about 30000).
-    pub cost: i32,
+    /// What the action gave away, in percentage points of the mover's
+    /// share of the game (a win 100, a draw 50, a loss 0, an estimate
+    /// its winning chance): 0 for the best action, 50 for a win turned
+    /// into a draw or a draw into a loss.
+    pub lost: u8,
 }
 
-/// A value for one side.
+/// A result for one side.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The side wins.
+    Win,
+    /// Neither side wins.
+    Draw,
+    /// The side loses.
+    Loss,
+}
+
+/// A value for one side, naming its kind.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Evaluation {
-    /// A forced win in this many plies.
-    Win {
-        /// Plies to the win.
+    /// The game is over: the rules' result.
+    Over {
+        /// The result for the side.
+        result: Outcome,
+    },
+    /// Solved: the movement-phase tablebase's result for the board and the
+    /// side to move, which ignores the repetition record and the ply
+    /// limit (so the house rules can make the game go otherwise).
+    Solved {
+        /// The result for the side with best play.
+        result: Outcome,
+        /// Plies to a win or a loss with best play (0 for a draw).
         plies: u16,
     },
-    /// A loss in this many plies against best play.
-    Loss {
-        /// Plies to the loss.
+    /// Proved under the house rules (the repetition record and the ply
+    /// limit included): a win or a loss that comes within `plies`
+    /// whatever the loser does.
+    Proved {
+        /// The result for the side: a win or a loss (a draw only where
+        /// every action reaches the ply limit).
+        result: Outcome,
+        /// The most plies the result takes.
         plies: u16,
     },
-    /// A draw.
-    Draw,
-    /// A search estimate in thousandths of a goat; positive is good.
-    Score {
-        /// The estimate.
+    /// A search's estimate, where nothing is solved or proved.
+    Estimate {
+        /// The goats' winning chance, 0 to 100: their expected share of
+        /// the game (a win 1, a draw ½), from a logistic curve of the
+        /// search's score fitted to recorded games (`docs/review.md`).
+        goats_percent: u8,
+        /// The search's score for the side, in thousandths of a goat
+        /// (a captured goat is 1000).
         score: i32,
     },
-}
-
-/// Where an evaluation comes from.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EvaluationSource {
-    /// The game was over: the rules' result.
-    Rules,
-    /// The movement-phase tablebase: exact.
-    Tablebase,
-    /// A bounded search: an estimate.
-    Search,
 }
 
 /// A game notation the server reads and writes (see `docs/notation.md`).
@@ -449,10 +471,8 @@ pub struct AnalysisRequest {
 pub struct ActionValue {
     /// The action in notation.
     pub action: String,
-    /// What playing it is worth to the side to move.
+    /// What playing it is worth to the side to move, naming its kind.
     pub evaluation: Evaluation,
-    /// Where the value comes from.
-    pub source: EvaluationSource,
 }
 
 /// The answer to `POST /api/analysis`: the position after the line, every
