@@ -9,7 +9,7 @@ import { Board } from './board.js';
 import { t, num } from './i18n.js';
 import { h, mainElement, sideName, announce } from './dom.js';
 import { MoveList } from './movelist.js';
-import { evaluationText, sourceText, resultText, describeAction } from './words.js';
+import { evaluationText, kindText, valueText, resultText, describeAction } from './words.js';
 
 /** @typedef {import('./wire.js').AnalysisBoard} AnalysisBoard */
 /** @typedef {import('./wire.js').AnalysisRequest} AnalysisRequest */
@@ -308,17 +308,17 @@ export class AnalysisView {
         ...b.legal.map((v) =>
           h(
             'li',
-            { 'data-action': v.action, 'data-source': v.source, class: v.action === b.best ? 'best' : '' },
+            { 'data-action': v.action, 'data-kind': v.evaluation.kind, class: v.action === b.best ? 'best' : '' },
             h('button', {
               type: 'button',
               class: 'play-value mono',
-              'aria-label': t('playValue', { action: v.action, value: evaluationText(v.evaluation), source: sourceText(v.source) }),
+              'aria-label': t('playValue', { action: v.action, value: valueText(v.evaluation, b.side_to_move) }),
               disabled: this.busy,
               text: v.action,
               onclick: () => this.play(v.action),
             }),
-            h('span', { class: `value ${v.evaluation.kind}`, text: evaluationText(v.evaluation) }),
-            h('span', { class: `source ${v.source}`, text: sourceText(v.source) }),
+            h('span', { class: `value ${v.evaluation.kind === 'estimate' ? 'estimate' : v.evaluation.result}`, text: evaluationText(v.evaluation, b.side_to_move) }),
+            h('span', { class: `kind ${v.evaluation.kind}`, text: kindText(v.evaluation) }),
           ),
         ),
       ),

@@ -10,7 +10,7 @@ import { t, num } from './i18n.js';
 import { h, mainElement, copyText, shareSheet, sideName } from './dom.js';
 import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
-import { marks } from './review.js';
+import { marks, movementFrom } from './review.js';
 import { evaluationGraph, graphTable, summaryTable, turningSentence, plyComment } from './reviewview.js';
 import { resultText, rulesText, goatsToWin } from './words.js';
 import { loadSeat } from './storage.js';
@@ -293,7 +293,8 @@ export class GameView {
       e.review.replaceChildren(heading, h('p', { class: 'error', role: 'alert', text: t('reviewFailed') }), h('button', { type: 'button', id: 'review-again', text: t('tryAgain'), onclick: () => this.review() }));
       return;
     }
-    this.graph = evaluationGraph(a, (cursor) => this.moveList.go(cursor));
+    const inHand = Number((this.positions[0] ?? '').split(' ')[2] ?? 0);
+    this.graph = evaluationGraph(a, (cursor) => this.moveList.go(cursor), movementFrom(this.record.moves, inHand));
     e.review.replaceChildren(
       heading,
       h('p', { class: 'turning', id: 'turning', text: turningSentence(a) }),

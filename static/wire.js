@@ -93,13 +93,18 @@
  * @property {string} record
  */
 
+/** @typedef {'win' | 'draw' | 'loss'} Outcome */
+
 /**
- * A value for one side: a forced win or loss in plies, a draw, or a search
- * estimate in thousandths of a goat.
- * @typedef {{kind: 'win', plies: number}
- *   | {kind: 'loss', plies: number}
- *   | {kind: 'draw'}
- *   | {kind: 'score', score: number}} Evaluation
+ * A value for one side, naming its kind (docs/protocol.md, "Values and
+ * their kinds"): the rules' result of a finished game; the tablebase's
+ * result for the board (ignoring the repetition record); a result proved
+ * under the house rules, within `plies`; or a search's estimate, the
+ * goats' winning chance 0..100 and the score in thousandths of a goat.
+ * @typedef {{kind: 'over', result: Outcome}
+ *   | {kind: 'solved', result: Outcome, plies: number}
+ *   | {kind: 'proved', result: Outcome, plies: number}
+ *   | {kind: 'estimate', goats_percent: number, score: number}} Evaluation
  */
 
 /**
@@ -110,22 +115,19 @@
  * @property {string} action
  * @property {Evaluation} before
  * @property {Evaluation} after
- * @property {EvaluationSource} before_source
- * @property {EvaluationSource} after_source
  * @property {string} best
- * @property {number} cost
+ * @property {number} lost percentage points of the mover's share of the game given away
  */
 
 /**
  * `GET /api/tables/{table}/games/{game}/analysis`: a finished game, action
  * by action.
  * @typedef {object} GameAnalysis
+ * @property {number} version the review's shape (2)
  * @property {string} table
  * @property {number} game
  * @property {ActionReview[]} actions
  */
-
-/** @typedef {'rules' | 'tablebase' | 'search'} EvaluationSource */
 
 /** @typedef {'record' | 'pypi' | 'obx'} NotationFormat */
 
@@ -150,7 +152,6 @@
  * @typedef {object} ActionValue
  * @property {string} action
  * @property {Evaluation} evaluation
- * @property {EvaluationSource} source
  */
 
 /**
