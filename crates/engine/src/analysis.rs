@@ -380,7 +380,7 @@ impl Engine {
 
     /// The legal action whose successor the tablebase values best for the
     /// side to move (the shortest win, the draw, the longest loss).
-    fn best_by_tablebase(&self, position: &Position) -> Option<Action> {
+    pub(crate) fn best_by_tablebase(&self, position: &Position) -> Option<Action> {
         let me = position.side_to_move();
         position
             .legal_actions()

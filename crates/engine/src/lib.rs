@@ -39,6 +39,7 @@ mod book;
 pub mod chance;
 mod eval;
 pub mod protocol;
+pub mod puzzle;
 mod search;
 mod skill;
 pub mod tune;
