@@ -515,6 +515,71 @@ pub struct AnalysisBoard {
     pub game_format: Option<NotationFormat>,
 }
 
+/// `GET /api/puzzles/next`: a puzzle, with its solution line (as lichess
+/// sends it to its page; the server still checks each move).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PuzzleView {
+    /// The puzzle's id.
+    pub id: String,
+    /// The start, as position text.
+    pub position: String,
+    /// The side that solves it (the side to move).
+    pub side_to_move: Side,
+    /// What it is about: `capture`, `trap`, `last_tiger`, `hold_draw`,
+    /// `block`, `endgame`.
+    pub themes: Vec<String>,
+    /// The puzzle's rating (Glicko-2 scale).
+    pub rating: u16,
+    /// The rating's deviation: 350 until players have tried it.
+    pub rating_deviation: u16,
+    /// How many times players have tried it.
+    pub plays: u32,
+    /// The line: the solver's move, the reply, ..., the solver's last.
+    pub solution: Vec<String>,
+    /// Every legal action of the start.
+    pub legal: Vec<String>,
+}
+
+/// The longest line a puzzle move request carries, in actions.
+pub const MAX_PUZZLE_MOVES: usize = 16;
+
+/// `POST /api/puzzles/{id}/moves`: the actions played so far from the
+/// puzzle's start (the solver's and the replies), the last one the
+/// solver's new move.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PuzzleMoves {
+    /// The actions, in notation (at most [`MAX_PUZZLE_MOVES`]).
+    pub moves: Vec<String>,
+}
+
+/// How a puzzle move went.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PuzzleVerdict {
+    /// The move is the solution's; the reply follows.
+    Correct,
+    /// The move is the solution's last: solved.
+    Solved,
+    /// Another move: the solution was another.
+    Wrong,
+}
+
+/// The answer to `POST /api/puzzles/{id}/moves`.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PuzzleAnswer {
+    /// How the move went.
+    pub verdict: PuzzleVerdict,
+    /// The tablebase's reply (its best defence), after a correct move.
+    pub reply: Option<String>,
+    /// The position after the move and the reply, as position text.
+    pub position: String,
+    /// Every legal action of the solver there (empty unless `correct`).
+    pub legal: Vec<String>,
+    /// The whole line, once solved or wrong.
+    pub solution: Option<Vec<String>>,
+}
+
 /// A message from a client to the server.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -594,6 +594,46 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "http.puzzle",
+            PuzzleView {
+                id: "00044befaf8a0000".into(),
+                position: ".G.TT/GGTGT/G.GGG/.GGGG/GGG.G t 0 4 65".into(),
+                side_to_move: Side::Tigers,
+                themes: vec!["capture".into(), "endgame".into()],
+                rating: 1100,
+                rating_deviation: 350,
+                plays: 0,
+                solution: vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()],
+                legal: vec!["c4-c5".into(), "d5-c5".into()],
+            },
+        ),
+        example(
+            "http.puzzle_moves",
+            PuzzleMoves {
+                moves: vec!["c4-c5".into()],
+            },
+        ),
+        example(
+            "http.puzzle_answer.correct",
+            PuzzleAnswer {
+                verdict: PuzzleVerdict::Correct,
+                reply: Some("b5-a5".into()),
+                position: "G.TTT/GG.GT/G.GGG/.GGGG/GGG.G t 0 4 67".into(),
+                legal: vec!["e4xc4".into(), "c5-c4".into(), "c5-b5".into()],
+                solution: None,
+            },
+        ),
+        example(
+            "http.puzzle_answer.wrong",
+            PuzzleAnswer {
+                verdict: PuzzleVerdict::Wrong,
+                reply: None,
+                position: ".GT.T/GGTGT/G.GGG/.GGGG/GGG.G g 0 4 66".into(),
+                legal: vec![],
+                solution: Some(vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()]),
+            },
+        ),
+        example(
             "http.api_error.format",
             ApiError {
                 error: ApiErrorCode::InvalidField,

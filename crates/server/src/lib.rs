@@ -192,6 +192,12 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/tables/{table}/games/{game}/notation/{format}",
             get(http::notation::export),
         )
+        // The puzzles (docs/protocol.md).
+        .route("/api/puzzles/next", get(http::puzzles::next))
+        .route(
+            "/api/puzzles/{id}/moves",
+            post(http::puzzles::moves).layer(DefaultBodyLimit::max(http::puzzles::MAX_PUZZLE_BODY)),
+        )
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))

@@ -3,6 +3,7 @@
 pub mod analysis;
 pub mod error;
 pub mod notation;
+pub mod puzzles;
 pub mod request;
 
 use std::net::{IpAddr, SocketAddr};
