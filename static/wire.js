@@ -345,3 +345,35 @@
  */
 
 export {};
+
+/**
+ * `GET /api/puzzles/next`: a puzzle with its line and the start's legal actions.
+ * @typedef {object} PuzzleView
+ * @property {string} id
+ * @property {string} position the start, as position text
+ * @property {Side} side_to_move the side that solves it
+ * @property {string[]} themes
+ * @property {number} rating
+ * @property {number} rating_deviation
+ * @property {number} plays
+ * @property {string[]} solution
+ * @property {string[]} legal
+ */
+
+/**
+ * `POST /api/puzzles/{id}/moves` body: the actions from the start, the last the solver's new move.
+ * @typedef {object} PuzzleMoves
+ * @property {string[]} moves
+ */
+
+/** @typedef {'correct' | 'solved' | 'wrong'} PuzzleVerdict */
+
+/**
+ * `POST /api/puzzles/{id}/moves` answer.
+ * @typedef {object} PuzzleAnswer
+ * @property {PuzzleVerdict} verdict
+ * @property {string | null} reply the tablebase's reply after a correct move
+ * @property {string} position after the move and the reply
+ * @property {string[]} legal the solver's legal actions there
+ * @property {string[] | null} solution the line, once solved or wrong
+ */

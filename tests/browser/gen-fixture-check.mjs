@@ -25,6 +25,9 @@ const TYPES = [
   ['http.game_analysis', 'GameAnalysis'],
   ['http.analysis_request.', 'AnalysisRequest'],
   ['http.analysis_board', 'AnalysisBoard'],
+  ['http.puzzle_moves', 'PuzzleMoves'],
+  ['http.puzzle_answer.', 'PuzzleAnswer'],
+  ['http.puzzle', 'PuzzleView'],
 ];
 
 /** @param {string} dir */
