@@ -1,7 +1,7 @@
 // The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
 // `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
-// `/analysis` the analysis board, `/puzzles` the puzzles, `/learn` the rules. Each view lives in its own module and fills
+// `/analysis` the analysis board, `/puzzles` the puzzles, `/mistakes` a reviewed game's marked moves as exercises, `/learn` the rules. Each view lives in its own module and fills
 // `<main>`; the board component (board.js) is the one place that draws a
 // board. The home view comes with the page and is drawn at once; every
 // other view's module is loaded when the view is first opened (`import()`),
@@ -34,7 +34,7 @@ let routing = 0;
  * @returns {(() => View) | Promise<() => View>}
  */
 function viewFor(path) {
-  const home = !/^\/(t\/|learn$|analysis$|puzzles$)/.test(path);
+  const home = !/^\/(t\/|learn$|analysis$|puzzles$|mistakes$)/.test(path);
   return home ? () => new HomeView(navigate) : loadView(path);
 }
 
@@ -61,6 +61,10 @@ async function loadView(path) {
   if (path === '/analysis') {
     const { AnalysisView } = await import('./analysis.js');
     return () => new AnalysisView(navigate);
+  }
+  if (path === '/mistakes') {
+    const { MistakesView } = await import('./mistakes.js');
+    return () => new MistakesView(navigate);
   }
   if (path === '/puzzles') {
     const { PuzzlesView } = await import('./puzzles.js');

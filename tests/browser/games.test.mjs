@@ -288,6 +288,45 @@ test('a review shows solved values as results, the axis, the phase change and th
   await p.context.close();
 });
 
+test('learn from your mistakes walks through a side\'s marked moves, judging each answer by the review\'s values', async () => {
+  const { host, guest, table } = await friends({ goatsToWin: 3 });
+  await playOut(host.page, guest.page, THREE_GOAT_WIN);
+  const page = host.page;
+  await page.goto(`${server.url}/t/${table}/games/1`);
+  await page.locator('#eval-graph').waitFor();
+  // The goats' blunder d4 (and any other marked move of theirs) as exercises.
+  await page.locator('.mistakes-link[data-side="goats"]').click();
+  await page.waitForURL(/\/mistakes\?/);
+  await page.locator('#mistake-task').waitFor();
+  const review = await (await fetch(`${server.url}/api/tables/${table}/games/1/analysis`)).json();
+  const marked = review.actions.filter((/** @type {any} */ a) => a.side === 'goats' && a.lost >= 5);
+  const total = marked.length;
+  assert.equal(await text(page, '#mistake-progress'), `Marked move 1 of ${total}`);
+  // The marked moves before the blunder, answered with the move played.
+  for (const a of marked.filter((/** @type {any} */ a) => a.ply < 4)) {
+    await page.locator('#mistake-task', { hasText: `the Goats played ${a.action} here` }).waitFor();
+    await playByMouse(page, a.action);
+    await page.locator('#mistake-status', { hasText: /^That is the move played\./ }).waitFor();
+    await page.locator('#next-mistake').click();
+  }
+  await page.locator('#mistake-task', { hasText: 'd4' }).waitFor();
+  assert.equal(await text(page, '#mistake-task'), 'Ply 5: the Goats played d4 here, a blunder.');
+  await page.locator('.board-root.playable').waitFor();
+  // The server's values of the position before d4: its best answer is good.
+  const answer = await (await fetch(`${server.url}/api/analysis`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variant: { goats_to_win: 3 }, actions: THREE_GOAT_WIN.slice(0, 4) }) })).json();
+  assert.equal(await text(page, '#mistake-status'), 'Find a better move for the Goats.');
+  await playByMouse(page, answer.legal[0].action);
+  await page.locator('#mistake-status', { hasText: /^Good: / }).waitFor();
+  assert.equal(await page.locator(`#board .arrow.best[data-action="${answer.legal[0].action}"]`).count(), 1);
+  assert.deepEqual(await seriousViolations(page), []);
+  await page.locator('#next-mistake').click();
+  await page.locator('#mistake-task', { hasText: `That was every marked move (${total}).` }).waitFor();
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
+
 test('my games lists each game by opponent, side, date and result, survives a refresh and can be cleared', async () => {
   const p = await newPage(browser);
   const { page } = p;

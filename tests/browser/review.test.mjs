@@ -72,3 +72,21 @@ test('a replayed move list ends where the server says', () => {
   const chain = positions('T..../...G./...../.G.../T...T t 0 0 40', ['a1xc3xe5']);
   assert.equal(chain[1], 'T...T/...../...../...../....T g 0 2 41');
 });
+
+test('learn from your mistakes takes a side\'s marked moves and judges an answer against the best value', async () => {
+  const { exercises, judge } = await import('../../static/mistakes.js');
+  const { actions } = fixture('http.game_analysis');
+  assert.deepEqual(exercises(actions, 'goats').map((/** @type {any} */ a) => a.ply), [0, 38, 62]);
+  assert.deepEqual(exercises(actions, 'tigers').map((/** @type {any} */ a) => a.ply), [61]);
+  assert.equal(exercises(actions, null).length, 4);
+  /** @type {import('../../static/wire.js').ActionValue[]} */
+  const legal = [
+    { action: 'c1-b1', evaluation: { kind: 'solved', result: 'draw', plies: 0 } },
+    { action: 'e2-e3', evaluation: { kind: 'estimate', goats_percent: 47, score: -400 } },
+    { action: 'c1-d1', evaluation: { kind: 'proved', result: 'loss', plies: 40 } },
+  ];
+  assert.equal(judge(legal, 'c1-b1', 'c1-d1', 'goats').verdict, 'good');
+  assert.equal(judge(legal, 'e2-e3', 'c1-d1', 'goats').verdict, 'good', 'within 5 points of the draw');
+  assert.equal(judge(legal, 'c1-d1', 'c1-d1', 'goats').verdict, 'played');
+  assert.equal(judge(legal.slice(0, 1).concat(legal.slice(2)), 'c1-d1', 'b2-b1', 'goats').verdict, 'worse');
+});
