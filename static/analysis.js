@@ -2,8 +2,9 @@
 // from position text or from a pasted game (in the notation the server tells
 // from its text, unless one is chosen), played for either side from
 // the server's legal list (`POST /api/analysis`; the page knows no rules),
-// with the value of every legal action: the tablebase's exact result in the
-// movement phase, a bounded search's elsewhere.
+// with the value of every legal action, naming its kind: solved (the
+// tablebase, for the board) or proved under the house rules in the
+// movement phase, a search's proof or estimate elsewhere.
 
 import { Board } from './board.js';
 import { t, num } from './i18n.js';

@@ -292,7 +292,7 @@ impl Engine {
             };
         }
         if let Some(solved) = self.solved(position) {
-            let source = if self.tablebase_holds(position, solved, history) {
+            let source = if self.tablebase_holds(position, solved, history, None) {
                 Source::Proved
             } else {
                 Source::Solved
@@ -347,7 +347,13 @@ impl Engine {
     /// [`Engine::judge`]): within the ply limit, and no position of its
     /// repetition record but itself lies on the winner's route. A recorded
     /// position that `history` does not show cannot be ruled out.
-    fn tablebase_holds(&self, position: &Position, value: Value, history: &[Position]) -> bool {
+    fn tablebase_holds(
+        &self,
+        position: &Position,
+        value: Value,
+        history: &[Position],
+        last: Option<&Position>,
+    ) -> bool {
         let (winner, distance) = match value {
             Value::Win { plies } => (position.side_to_move(), plies),
             Value::Loss { plies } => (position.side_to_move().other(), plies),
@@ -357,25 +363,34 @@ impl Engine {
             return false;
         }
         let own = position.key();
-        position
+        let mut unseen: std::collections::HashSet<u64> = position
             .repetition_record()
             .iter()
-            .filter(|&&key| key != own)
-            .all(|&key| {
-                let Some(recorded) = history.iter().rev().find(|p| p.key() == key) else {
-                    return false;
-                };
-                match self.solved(recorded) {
-                    Some(Value::Win { plies }) => {
-                        recorded.side_to_move() != winner || plies >= distance
-                    }
-                    Some(Value::Loss { plies }) => {
-                        recorded.side_to_move() == winner || plies >= distance
-                    }
-                    Some(_) => true,
-                    None => false,
+            .copied()
+            .filter(|&key| key != own)
+            .collect();
+        // The recorded positions, each once, from the latest back.
+        for recorded in last.into_iter().chain(history.iter().rev()) {
+            if unseen.is_empty() {
+                break;
+            }
+            if !unseen.remove(&recorded.key()) {
+                continue;
+            }
+            let on_route = match self.solved(recorded) {
+                Some(Value::Win { plies }) => recorded.side_to_move() == winner && plies < distance,
+                Some(Value::Loss { plies }) => {
+                    recorded.side_to_move() != winner && plies < distance
                 }
-            })
+                Some(_) => false,
+                None => true,
+            };
+            if on_route {
+                return false;
+            }
+        }
+        // A recorded position the history does not show cannot be ruled out.
+        unseen.is_empty()
     }
 
     /// The legal action whose successor the tablebase values best for the
@@ -407,8 +422,6 @@ impl Engine {
         history: &[Position],
     ) -> Vec<(Action, Option<(Value, Source)>)> {
         let me = position.side_to_move();
-        let mut through: Vec<Position> = history.to_vec();
-        through.push(position.clone());
         position
             .legal_actions()
             .into_iter()
@@ -418,7 +431,8 @@ impl Engine {
                 let value = match next.outcome() {
                     Some(o) => Some((rules_value(o.winner(), me), Source::Rules)),
                     None => self.solved(&next).map(|solved| {
-                        let source = if self.tablebase_holds(&next, solved, &through) {
+                        let source = if self.tablebase_holds(&next, solved, history, Some(position))
+                        {
                             Source::Proved
                         } else {
                             Source::Solved

@@ -7,8 +7,8 @@
 //! capture-first ordering with killers and history, late quiet actions
 //! searched a ply shallower first, and a quiescence search on captures.
 //! It plays under the position's own rules (every variant). With a movement-phase [`Tablebase`] it converts won positions
-//! by the shortest distance and uses the tablebase's exact values at the
-//! search's leaves.
+//! by the shortest distance and uses the tablebase's values (which ignore
+//! the repetition record) at the search's leaves.
 //!
 //! The top level plays the goats' placement from a book where it has one
 //! ([`PlacementBook`]): placements chosen offline by a far deeper search.
