@@ -139,6 +139,15 @@ const VIEWS = [
     },
   ],
   [
+    'puzzles',
+    async () => {
+      const p = await newPage(browser, { phone: true });
+      await p.page.goto(`${server.url}/puzzles`);
+      await p.page.locator('.board-root.playable').waitFor();
+      return { page: p.page, done: () => p.context.close() };
+    },
+  ],
+  [
     'a table waiting for the friend',
     async () => {
       const p = await newPage(browser, { phone: true });
