@@ -1,11 +1,13 @@
 // The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
 // `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
-// `/analysis` the analysis board, `/puzzles` the puzzles, `/mistakes` a reviewed game's marked moves as exercises, `/learn` the rules. Each view lives in its own module and fills
-// `<main>`; the board component (board.js) is the one place that draws a
-// board. The home view comes with the page and is drawn at once; every
-// other view's module is loaded when the view is first opened (`import()`),
-// so the home page downloads only what it draws.
+// `/analysis` the analysis board, `/puzzles` the puzzles, `/mistakes` a
+// reviewed game's marked moves as exercises, `/learn` the rules. Each view
+// lives in its own module and fills `<main>`; the board component
+// (board.js) is the one place that draws a board. The home view comes with
+// the page and is drawn at once; every other view's module is loaded when
+// the view is first opened (`import()`), so the home page downloads only
+// what it draws.
 
 import { t, setLang, lang } from './i18n.js';
 import { savedLang, saveLang } from './storage.js';
