@@ -204,6 +204,18 @@ const VIEWS = [
     },
   ],
   [
+    'learn from your mistakes',
+    async () => {
+      const { host, guest } = await friends({ goatsToWin: 3 });
+      await playOut(host.page, guest.page, THREE_GOAT_WIN);
+      await guest.context.close();
+      await host.page.locator('#review-game').click();
+      await host.page.locator('.mistakes-link[data-side="goats"]').click();
+      await host.page.locator('.board-root.playable').waitFor();
+      return { page: host.page, done: () => host.context.close() };
+    },
+  ],
+  [
     'two boards',
     async () => {
       const p = await newPage(browser, { phone: true });
