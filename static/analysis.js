@@ -2,14 +2,15 @@
 // from position text or from a pasted game (in the notation the server tells
 // from its text, unless one is chosen), played for either side from
 // the server's legal list (`POST /api/analysis`; the page knows no rules),
-// with the value of every legal action: the tablebase's exact result in the
-// movement phase, a bounded search's elsewhere.
+// with the value of every legal action, naming its kind: solved (the
+// tablebase, for the board) or proved under the house rules in the
+// movement phase, a search's proof or estimate elsewhere.
 
 import { Board } from './board.js';
 import { t, num } from './i18n.js';
 import { h, mainElement, sideName, announce } from './dom.js';
 import { MoveList } from './movelist.js';
-import { evaluationText, sourceText, resultText, describeAction } from './words.js';
+import { evaluationText, kindText, valueText, resultText, describeAction } from './words.js';
 
 /** @typedef {import('./wire.js').AnalysisBoard} AnalysisBoard */
 /** @typedef {import('./wire.js').AnalysisRequest} AnalysisRequest */
@@ -308,17 +309,17 @@ export class AnalysisView {
         ...b.legal.map((v) =>
           h(
             'li',
-            { 'data-action': v.action, 'data-source': v.source, class: v.action === b.best ? 'best' : '' },
+            { 'data-action': v.action, 'data-kind': v.evaluation.kind, class: v.action === b.best ? 'best' : '' },
             h('button', {
               type: 'button',
               class: 'play-value mono',
-              'aria-label': t('playValue', { action: v.action, value: evaluationText(v.evaluation), source: sourceText(v.source) }),
+              'aria-label': t('playValue', { action: v.action, value: valueText(v.evaluation, b.side_to_move) }),
               disabled: this.busy,
               text: v.action,
               onclick: () => this.play(v.action),
             }),
-            h('span', { class: `value ${v.evaluation.kind}`, text: evaluationText(v.evaluation) }),
-            h('span', { class: `source ${v.source}`, text: sourceText(v.source) }),
+            h('span', { class: `value ${v.evaluation.kind === 'estimate' ? 'estimate' : v.evaluation.result}`, text: evaluationText(v.evaluation, b.side_to_move) }),
+            h('span', { class: `kind ${v.evaluation.kind}`, text: kindText(v.evaluation) }),
           ),
         ),
       ),

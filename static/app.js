@@ -1,11 +1,13 @@
 // The page: it routes itself and switches the language. `/` is home,
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
 // `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
-// `/analysis` the analysis board, `/learn` the rules. Each view lives in its own module and fills
-// `<main>`; the board component (board.js) is the one place that draws a
-// board. The home view comes with the page and is drawn at once; every
-// other view's module is loaded when the view is first opened (`import()`),
-// so the home page downloads only what it draws.
+// `/analysis` the analysis board, `/puzzles` the puzzles, `/mistakes` a
+// reviewed game's marked moves as exercises, `/learn` the rules. Each view
+// lives in its own module and fills `<main>`; the board component
+// (board.js) is the one place that draws a board. The home view comes with
+// the page and is drawn at once; every other view's module is loaded when
+// the view is first opened (`import()`), so the home page downloads only
+// what it draws.
 
 import { t, setLang, lang } from './i18n.js';
 import { savedLang, saveLang } from './storage.js';
@@ -34,7 +36,7 @@ let routing = 0;
  * @returns {(() => View) | Promise<() => View>}
  */
 function viewFor(path) {
-  const home = !/^\/(t\/|learn$|analysis$|tv$)/.test(path);
+  const home = !/^\/(t\/|learn$|analysis$|tv$|puzzles$|mistakes$)/.test(path);
   return home ? () => new HomeView(navigate) : loadView(path);
 }
 
@@ -65,6 +67,14 @@ async function loadView(path) {
   if (path === '/analysis') {
     const { AnalysisView } = await import('./analysis.js');
     return () => new AnalysisView(navigate);
+  }
+  if (path === '/mistakes') {
+    const { MistakesView } = await import('./mistakes.js');
+    return () => new MistakesView(navigate);
+  }
+  if (path === '/puzzles') {
+    const { PuzzlesView } = await import('./puzzles.js');
+    return () => new PuzzlesView(navigate);
   }
   return () => new HomeView(navigate);
 }

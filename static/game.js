@@ -10,7 +10,7 @@ import { t, num } from './i18n.js';
 import { h, mainElement, copyText, shareSheet, sideName } from './dom.js';
 import { MoveList } from './movelist.js';
 import { positions, startPosition } from './replay.js';
-import { marks } from './review.js';
+import { marks, movementFrom, summary } from './review.js';
 import { evaluationGraph, graphTable, summaryTable, turningSentence, plyComment } from './reviewview.js';
 import { resultText, rulesText, goatsToWin } from './words.js';
 import { loadSeat } from './storage.js';
@@ -293,7 +293,8 @@ export class GameView {
       e.review.replaceChildren(heading, h('p', { class: 'error', role: 'alert', text: t('reviewFailed') }), h('button', { type: 'button', id: 'review-again', text: t('tryAgain'), onclick: () => this.review() }));
       return;
     }
-    this.graph = evaluationGraph(a, (cursor) => this.moveList.go(cursor));
+    const inHand = Number((this.positions[0] ?? '').split(' ')[2] ?? 0);
+    this.graph = evaluationGraph(a, (cursor) => this.moveList.go(cursor), movementFrom(this.record.moves, inHand));
     e.review.replaceChildren(
       heading,
       h('p', { class: 'turning', id: 'turning', text: turningSentence(a) }),
@@ -301,7 +302,27 @@ export class GameView {
       graphTable(a),
       summaryTable(a),
       h('p', { class: 'hint', text: t('marksExplained') }),
+      this.mistakeLinks(a),
     );
+  }
+
+  /**
+   * Links to each side's marked moves as exercises, where it has some.
+   * @param {GameAnalysis} a
+   */
+  mistakeLinks(a) {
+    const sum = summary(a.actions);
+    /** @type {import('./wire.js').Side[]} */
+    const sides = ['goats', 'tigers'];
+    const links = sides
+      .map((side) => ({ side, n: sum[side].inaccuracy + sum[side].mistake + sum[side].blunder }))
+      .filter(({ n }) => n > 0)
+      .map(({ side, n }) => {
+        const q = new URLSearchParams({ table: this.table, game: String(this.game), side });
+        if (this.query) q.set('board', '2');
+        return h('a', { href: `/mistakes?${q}`, class: 'mistakes-link', 'data-side': side, text: t('mistakesLink', { side: sideName(side), n: num(n) }) });
+      });
+    return links.length ? h('p', { class: 'mistakes-links' }, ...links) : '';
   }
 
   update() {

@@ -247,6 +247,7 @@ export class HomeView {
           { class: 'home-links', 'aria-label': t('moreLabel') },
           h('a', { href: '/learn', id: 'learn-link', text: t('learnLink') }),
           h('a', { href: '/analysis', id: 'analysis-link', text: t('analysisLink') }),
+          h('a', { href: '/puzzles', id: 'puzzles-link', text: t('puzzlesLink') }),
         ),
         tables.length ? null : this.renderMyGames(tables),
       ),

@@ -1,27 +1,35 @@
-// The review of a finished game, drawn: the evaluation graph (SVG, with a
-// table as its text alternative), each side's summary, and the sentence on
-// where the game turned. What it says comes from review.js.
+// The review of a finished game, drawn: the evaluation graph (SVG, the
+// full width of the review, from "goats win" at the top to "tigers win"
+// at the bottom, with a table as its text alternative), each side's
+// summary, and the sentence on where the game turned. What it says comes
+// from review.js.
 
 import { t, num } from './i18n.js';
 import { h, s, sideName } from './dom.js';
-import { graph, summary, turningPoint, markOf, outcome, flip } from './review.js';
-import { evaluationText, sourceText } from './words.js';
+import { graph, summary, turningPoint, markOf, outcome, flip, goatsPercent } from './review.js';
+import { valueText } from './words.js';
 
 /** @typedef {import('./wire.js').GameAnalysis} GameAnalysis */
 /** @typedef {import('./wire.js').ActionReview} ActionReview */
 /** @typedef {import('./i18n.js').StringKey} StringKey */
 
-const W = 600;
-const H = 180;
-const PAD = 14;
+const W = 800;
+const H = 260;
+const PAD = 10;
+/** Beyond this many actions only the marked ones get a point of their own. */
+const MAX_POINTS = 160;
 
 /**
- * The graph over the plies: one point per action, squares where the value
- * is exact, circles where a search estimated it; up is good for the goats.
+ * The graph over the plies: the goats' share of the game after each
+ * action, a solid line where the value is solved or proved and a dashed
+ * one where a search estimated it; a point per action (squares solved,
+ * diamonds proved, circles estimates), the movement phase's start, and a
+ * cursor at the ply shown.
  * @param {GameAnalysis} analysis
  * @param {(cursor: number) => void} onPick a point was clicked: show the position after it
+ * @param {number | null} [movementFrom] the actions played before the movement phase
  */
-export function evaluationGraph(analysis, onPick) {
+export function evaluationGraph(analysis, onPick, movementFrom = null) {
   const points = graph(analysis.actions);
   const n = points.length;
   const x = (/** @type {number} */ i) => PAD + (n <= 1 ? (W - 2 * PAD) / 2 : (i * (W - 2 * PAD)) / (n - 1));
@@ -32,18 +40,38 @@ export function evaluationGraph(analysis, onPick) {
     s('rect', { x: 0, y: H / 2, width: W, height: H / 2, class: 'graph-tigers' }),
     s('line', { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'graph-draw' }),
   );
+  if (movementFrom !== null && movementFrom > 0 && movementFrom < n) {
+    const at = (x(movementFrom - 1) + x(movementFrom)) / 2;
+    svg.append(s('line', { x1: at, y1: 0, x2: at, y2: H, class: 'graph-phase', id: 'graph-phase' }));
+  }
   if (n) {
-    const d = points.map((p, i) => `${i ? 'L' : 'M'}${x(i).toFixed(1)},${y(p.y).toFixed(1)}`).join(' ');
-    svg.append(s('path', { d, class: 'graph-line' }));
+    svg.append(s('path', { d: `M${x(0)},${H / 2} ${points.map((p, i) => `L${x(i).toFixed(1)},${y(p.y).toFixed(1)}`).join(' ')} L${x(n - 1)},${H / 2} Z`, class: 'graph-area' }));
+    // One path per run of one kind: solid where solved or proved.
+    for (let i = 1; i < n; i++) {
+      const dashed = points[i].kind === 'estimate';
+      let j = i;
+      while (j + 1 < n && (points[j + 1].kind === 'estimate') === dashed) j++;
+      const d = points
+        .slice(i - 1, j + 1)
+        .map((p, k) => `${k ? 'L' : 'M'}${x(i - 1 + k).toFixed(1)},${y(p.y).toFixed(1)}`)
+        .join(' ');
+      svg.append(s('path', { d, class: `graph-line ${dashed ? 'estimate' : 'result'}` }));
+      i = j;
+    }
   }
   const cursor = s('line', { x1: 0, y1: 0, x2: 0, y2: H, class: 'graph-cursor', visibility: 'hidden' });
   svg.append(cursor);
   points.forEach((p, i) => {
-    const mark = markOf(analysis.actions[i]?.cost ?? 0);
-    const cls = `eval-point ${p.exact ? 'exact' : 'estimate'}${mark ? ` ${mark}` : ''}`;
-    const el = p.exact
-      ? s('rect', { x: x(i) - 4.5, y: y(p.y) - 4.5, width: 9, height: 9, class: cls, 'data-ply': p.ply })
-      : s('circle', { cx: x(i), cy: y(p.y), r: 4.5, class: cls, 'data-ply': p.ply });
+    const mark = markOf(analysis.actions[i]?.lost ?? 0);
+    if (n > MAX_POINTS && !mark) return;
+    const cls = `eval-point ${p.kind}${mark ? ` ${mark}` : ''}`;
+    const cx = x(i);
+    const cy = y(p.y);
+    const r = n > 60 ? 3.5 : 5;
+    let el;
+    if (p.kind === 'estimate') el = s('circle', { cx, cy, r, class: cls, 'data-ply': p.ply });
+    else if (p.kind === 'proved') el = s('path', { d: `M${cx},${cy - r * 1.3} L${cx + r * 1.3},${cy} L${cx},${cy + r * 1.3} L${cx - r * 1.3},${cy} Z`, class: cls, 'data-ply': p.ply });
+    else el = s('rect', { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, class: cls, 'data-ply': p.ply });
     svg.append(el);
   });
   svg.addEventListener('click', (e) => {
@@ -53,16 +81,19 @@ export function evaluationGraph(analysis, onPick) {
     const i = Math.round(((at - PAD) * (n - 1)) / (W - 2 * PAD));
     onPick(Math.max(0, Math.min(n - 1, i)) + 1);
   });
+  const key = (/** @type {string} */ kind, /** @type {StringKey} */ label) => h('span', { class: 'legend-item' }, h('span', { class: `key ${kind}`, 'aria-hidden': 'true' }), t(label));
   const figure = h(
     'figure',
     { class: 'graph' },
+    h('div', { class: 'graph-axis top', 'aria-hidden': 'true', text: `▲ ${t('axisGoats')}` }),
     svg,
+    h('div', { class: 'graph-axis bottom', 'aria-hidden': 'true', text: `▼ ${t('axisTigers')}` }),
     h(
       'figcaption',
       { id: 'eval-graph-caption' },
       t('graphCaption'),
       ' ',
-      h('span', { class: 'legend' }, h('span', { class: 'key exact', 'aria-hidden': 'true' }), t('graphExact'), ' ', h('span', { class: 'key estimate', 'aria-hidden': 'true' }), t('graphEstimate')),
+      h('span', { class: 'legend' }, key('solved', 'graphSolved'), key('proved', 'graphProved'), key('estimate', 'graphEstimate'), key('draw-line', 'graphDrawLine'), movementFrom !== null ? key('phase', 'graphPhase') : ''),
     ),
   );
   return {
@@ -84,22 +115,22 @@ export function evaluationGraph(analysis, onPick) {
 }
 
 /**
- * The graph as a table: every action, its value for the goats, where the
- * value comes from, and its mark.
+ * The graph as a table: every action, its value for the goats with its
+ * kind, the goats' share of the game, the engine's choice and the mark.
  * @param {GameAnalysis} analysis
  */
 export function graphTable(analysis) {
   const rows = analysis.actions.map((a) => {
     const goats = a.side === 'goats' ? a.after : flip(a.after);
-    const mark = markOf(a.cost);
+    const mark = markOf(a.lost);
     return h(
       'tr',
-      {},
+      { 'data-kind': a.after.kind },
       h('td', { text: num(a.ply + 1) }),
       h('td', { text: sideName(a.side) }),
       h('td', { class: 'mono', text: a.action }),
-      h('td', { text: evaluationText(goats) }),
-      h('td', { text: sourceText(a.after_source) }),
+      h('td', { text: valueText(goats, 'goats') }),
+      h('td', { text: `${num(goatsPercent(a.after, a.side))} %` }),
       h('td', { class: 'mono', text: a.best }),
       h('td', { text: mark ? t(/** @type {StringKey} */ (`mark_${mark}`)) : '' }),
     );
@@ -121,7 +152,7 @@ export function graphTable(analysis) {
           h(
             'tr',
             {},
-            ...['colPly', 'colSide', 'colAction', 'colValue', 'colSource', 'colBest', 'colMark'].map((k) => h('th', { scope: 'col', text: t(/** @type {StringKey} */ (k)) })),
+            ...['colPly', 'colSide', 'colAction', 'colValue', 'colChance', 'colBest', 'colMark'].map((k) => h('th', { scope: 'col', text: t(/** @type {StringKey} */ (k)) })),
           ),
         ),
         h('tbody', {}, ...rows),
@@ -166,25 +197,18 @@ export function summaryTable(analysis) {
 }
 
 /**
- * The one sentence on where the game turned.
+ * The one sentence on where the game turned, from solved and proved
+ * values only: "Ply 62: b2-c3 turned a draw into a loss for the Tigers."
  * @param {GameAnalysis} analysis
  */
 export function turningSentence(analysis) {
   const a = turningPoint(analysis.actions);
   if (!a) return t('turnedNowhere');
   const from = outcome(a.before);
-  const to = outcome(a.after);
-  const params = { n: a.ply + 1, side: sideName(a.side), action: a.action, best: a.best };
-  if (!from && to) return t('turnedInto', { ...params, before: evaluationText(a.before), source: sourceText(a.before_source), to: t(/** @type {StringKey} */ (`outcome_${to}`)) });
-  if (from && to && from !== to) {
-    return t('turnedExact', {
-      ...params,
-      source: sourceText(a.before_source),
-      from: t(/** @type {StringKey} */ (`outcome_${from}`)),
-      to: t(/** @type {StringKey} */ (`outcome_${to}`)),
-    });
-  }
-  return t('turnedCost', { ...params, cost: num((a.cost / 1000).toFixed(1)) });
+  const to = /** @type {'win' | 'draw' | 'loss'} */ (outcome(a.after));
+  const params = { n: num(a.ply + 1), side: sideName(a.side), action: a.action, to: t(/** @type {StringKey} */ (`outcome_${to}`)) };
+  if (!from) return t('turnedFromEstimate', params);
+  return t('turnedResult', { ...params, from: t(/** @type {StringKey} */ (`outcome_${from}`)) });
 }
 
 /**
@@ -198,19 +222,19 @@ export function plyComment(actions, shown) {
   const parts = [];
   const played = actions[shown - 1];
   if (played) {
-    const mark = markOf(played.cost);
+    const mark = markOf(played.lost);
     parts.push(
       t('commentPlayed', {
-        n: played.ply + 1,
+        n: num(played.ply + 1),
         side: sideName(played.side),
         action: played.action,
-        before: evaluationText(played.before),
-        after: evaluationText(played.after),
-        source: sourceText(played.after_source),
-      }) + (mark ? ` ${t('commentMark', { mark: t(/** @type {StringKey} */ (`mark_${mark}`)), best: played.best })}` : ''),
+        before: valueText(played.before, played.side),
+        after: valueText(played.after, played.side),
+      }) + (mark ? ` ${t('commentMark', { mark: t(/** @type {StringKey} */ (`mark_${mark}`)), best: played.best, lost: num(played.lost) })}` : ''),
     );
   }
   const next = actions[shown];
   if (next) parts.push(t('commentBest', { side: sideName(next.side), best: next.best }));
   return parts.join(' ');
 }
+

@@ -164,3 +164,30 @@ export function rememberGame(game) {
 export function forgetGames() {
   write(GAMES_KEY, null);
 }
+
+const PUZZLE_KEY = 'baghchal.puzzles';
+
+/**
+ * What this browser keeps of its puzzles until players have an identity:
+ * the streak of puzzles solved in a row and a rating that picks the next
+ * puzzle's level.
+ * @typedef {object} PuzzleRecord
+ * @property {number} streak
+ * @property {number} rating
+ */
+
+/** @returns {PuzzleRecord} */
+export function puzzleRecord() {
+  try {
+    const v = JSON.parse(read(PUZZLE_KEY) || 'null');
+    if (v && Number.isFinite(v.streak) && Number.isFinite(v.rating)) return { streak: v.streak, rating: v.rating };
+  } catch {
+    // A record that does not read starts again.
+  }
+  return { streak: 0, rating: 1200 };
+}
+
+/** @param {PuzzleRecord} record */
+export function savePuzzleRecord(record) {
+  write(PUZZLE_KEY, JSON.stringify(record));
+}

@@ -251,13 +251,18 @@
  * @property {RatingChange} tigers
  */
 
+/** @typedef {'win' | 'draw' | 'loss'} Outcome */
+
 /**
- * A value for one side: a forced win or loss in plies, a draw, or a search
- * estimate in thousandths of a goat.
- * @typedef {{kind: 'win', plies: number}
- *   | {kind: 'loss', plies: number}
- *   | {kind: 'draw'}
- *   | {kind: 'score', score: number}} Evaluation
+ * A value for one side, naming its kind (docs/protocol.md, "Values and
+ * their kinds"): the rules' result of a finished game; the tablebase's
+ * result for the board (ignoring the repetition record); a result proved
+ * under the house rules, within `plies`; or a search's estimate, the
+ * goats' winning chance 0..100 and the score in thousandths of a goat.
+ * @typedef {{kind: 'over', result: Outcome}
+ *   | {kind: 'solved', result: Outcome, plies: number}
+ *   | {kind: 'proved', result: Outcome, plies: number}
+ *   | {kind: 'estimate', goats_percent: number, score: number}} Evaluation
  */
 
 /**
@@ -268,22 +273,19 @@
  * @property {string} action
  * @property {Evaluation} before
  * @property {Evaluation} after
- * @property {EvaluationSource} before_source
- * @property {EvaluationSource} after_source
  * @property {string} best
- * @property {number} cost
+ * @property {number} lost percentage points of the mover's share of the game given away
  */
 
 /**
  * `GET /api/tables/{table}/games/{game}/analysis`: a finished game, action
  * by action.
  * @typedef {object} GameAnalysis
+ * @property {number} version the review's shape (2)
  * @property {string} table
  * @property {number} game
  * @property {ActionReview[]} actions
  */
-
-/** @typedef {'rules' | 'tablebase' | 'search'} EvaluationSource */
 
 /** @typedef {'record' | 'pypi' | 'obx'} NotationFormat */
 
@@ -308,7 +310,6 @@
  * @typedef {object} ActionValue
  * @property {string} action
  * @property {Evaluation} evaluation
- * @property {EvaluationSource} source
  */
 
 /**
@@ -502,3 +503,35 @@
  */
 
 export {};
+
+/**
+ * `GET /api/puzzles/next`: a puzzle with its line and the start's legal actions.
+ * @typedef {object} PuzzleView
+ * @property {string} id
+ * @property {string} position the start, as position text
+ * @property {Side} side_to_move the side that solves it
+ * @property {string[]} themes
+ * @property {number} rating
+ * @property {number} rating_deviation
+ * @property {number} plays
+ * @property {string[]} solution
+ * @property {string[]} legal
+ */
+
+/**
+ * `POST /api/puzzles/{id}/moves` body: the actions from the start, the last the solver's new move.
+ * @typedef {object} PuzzleMoves
+ * @property {string[]} moves
+ */
+
+/** @typedef {'correct' | 'solved' | 'wrong'} PuzzleVerdict */
+
+/**
+ * `POST /api/puzzles/{id}/moves` answer.
+ * @typedef {object} PuzzleAnswer
+ * @property {PuzzleVerdict} verdict
+ * @property {string | null} reply the tablebase's reply after a correct move
+ * @property {string} position after the move and the reply
+ * @property {string[]} legal the solver's legal actions there
+ * @property {string[] | null} solution the line, once solved or wrong
+ */

@@ -75,29 +75,39 @@ export function goatsToWin(v) {
 }
 
 /**
- * An evaluation in words, from the side it is for: "win in 7 plies",
- * "draw", "+1.25 goats".
+ * A value in words, for the side it is for: "a win in 7 plies", "a win
+ * within 28 plies", "a draw", "a 62 % chance for the tigers", "won".
+ * Its kind is told apart by kindText.
  * @param {import('./wire.js').Evaluation} e
+ * @param {Side} side whom the value is for
  */
-export function evaluationText(e) {
-  switch (e.kind) {
-    case 'win':
-      return e.plies === 0 ? t('evalWon') : t(e.plies === 1 ? 'evalWinOne' : 'evalWin', { n: e.plies });
-    case 'loss':
-      return e.plies === 0 ? t('evalLost') : t(e.plies === 1 ? 'evalLossOne' : 'evalLoss', { n: e.plies });
-    case 'draw':
-      return t('evalDraw');
-    case 'score': {
-      const goats = (e.score / 1000).toFixed(2);
-      return t('evalScore', { score: num(`${e.score >= 0 ? '+' : ''}${goats}`) });
-    }
+export function evaluationText(e, side) {
+  if (e.kind === 'estimate') {
+    const p = side === 'goats' ? e.goats_percent : 100 - e.goats_percent;
+    return t('evalChance', { p: num(p), side: sideName(side) });
   }
+  if (e.kind === 'over') return t(e.result === 'win' ? 'evalWon' : e.result === 'loss' ? 'evalLost' : 'evalDrawn');
+  if (e.result === 'draw') return t('evalDraw');
+  const win = e.result === 'win';
+  if (e.plies === 1) return t(win ? 'evalWinOne' : 'evalLossOne');
+  if (e.kind === 'proved') return t(win ? 'evalWinWithin' : 'evalLossWithin', { n: num(e.plies) });
+  return t(win ? 'evalWin' : 'evalLoss', { n: num(e.plies) });
 }
 
 /**
- * Where a value comes from, in words.
- * @param {'rules' | 'tablebase' | 'search'} source
+ * The kind of a value in words: "the game is over", "solved for this
+ * board", "proved under the house rules", "estimate".
+ * @param {import('./wire.js').Evaluation} e
  */
-export function sourceText(source) {
-  return t(/** @type {StringKey} */ (`source_${source}`));
+export function kindText(e) {
+  return t(/** @type {StringKey} */ (`kind_${e.kind}`));
+}
+
+/**
+ * A value with its kind: "a draw, solved for this board".
+ * @param {import('./wire.js').Evaluation} e
+ * @param {Side} side whom the value is for
+ */
+export function valueText(e, side) {
+  return `${evaluationText(e, side)}, ${kindText(e)}`;
 }

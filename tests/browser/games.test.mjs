@@ -130,7 +130,11 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
   const d4 = page.getByRole('button', { name: 'Ply 5: d4, blunder' });
   assert.equal(await d4.count(), 1);
   assert.equal(await page.locator('.moves .ply.blunder').count(), 1);
-  assert.match(await text(page, '#turning'), /^Ply 5: d4 by the Goats turned .* into a certain loss\.$/);
+  // The variant has no tablebase: d4 turned a search's estimate into a
+  // loss the search proves.
+  assert.match(await text(page, '#turning'), /^Ply 5: d4 turned the game into a loss for the Goats\.$/);
+  assert.match(await text(page, '.graph-axis.top'), /Goats win/);
+  assert.match(await text(page, '.graph-axis.bottom'), /Tigers win/);
   assert.equal(await text(page, '#review-summary tr[data-side="goats"] td:last-child'), '1');
   assert.equal(await text(page, '#review-summary tr[data-side="tigers"] td:last-child'), '0');
   // Stepping through by keyboard: the engine's choice is drawn as an arrow.
@@ -195,6 +199,128 @@ test('a finished game has a page of its own: review, marks, arrow, keys and a pe
   await lost.page.getByRole('heading', { name: 'There is no such game' }).waitFor();
   clean(lost, /404/);
   await lost.context.close();
+  for (const p of [host, guest]) {
+    clean(p);
+    await p.context.close();
+  }
+});
+
+/** A game the goats won by trapping the tigers (docs/strength), 20 placements then the movement phase. */
+const TRAPPED = 'a3 e1-d1 e3 a1-b1 a4 b1-c1 a1 d1-d2 b2 a5-b5 a5 e5-e4 e2 e4-e5 b3 c1-c2 a2 c2-c3 d1 d2-c1 e1 e5-e4 b4 e4-e5 c2 c1-d2 c1 d2-d3 d2 d3-d4 e4 d4-d3 c5 b5xd5 d4 d5-c5 d5 c3-c4 c3 c5-b5 b4-c5 b5-b4 a1-b1 b4-b5 a3-b4'.split(' ');
+
+/**
+ * A review of TRAPPED as the server words it: estimates in the placement,
+ * a solved draw from the goats' last placement, then the tigers' c5-b5
+ * turning it into a proved loss.
+ */
+function trappedReview() {
+  const actions = TRAPPED.map((action, ply) => {
+    const side = ply % 2 === 0 ? 'goats' : 'tigers';
+    /** @type {any} */
+    let before = { kind: 'estimate', goats_percent: 85, score: side === 'goats' ? -300 : 300 };
+    /** @type {any} */
+    let after = before;
+    let lost = 0;
+    const left = TRAPPED.length - ply;
+    if (ply === 37) after = { kind: 'solved', result: 'draw', plies: 0 };
+    if (ply === 38) before = after = { kind: 'solved', result: 'draw', plies: 0 };
+    if (ply === 39) {
+      before = { kind: 'solved', result: 'draw', plies: 0 };
+      after = { kind: 'proved', result: 'loss', plies: left - 1 };
+      lost = 50;
+    }
+    if (ply > 39) {
+      const result = side === 'goats' ? 'win' : 'loss';
+      before = { kind: 'proved', result, plies: left };
+      after = ply === TRAPPED.length - 1 ? { kind: 'over', result: 'win' } : { kind: 'solved', result, plies: left - 1 };
+    }
+    return { ply, side, action, before, after, best: action, lost };
+  });
+  return { version: 2, table: 'reviewedXXXXXXXXXXXXXX', game: 1, actions };
+}
+
+test('a review shows solved values as results, the axis, the phase change and the sentence', async () => {
+  const p = await newPage(browser);
+  const { page } = p;
+  const table = 'reviewedXXXXXXXXXXXXXX';
+  const record = {
+    table,
+    game: 1,
+    variant: { first: 'goats', multi_jump: false, ply_limit: 400, repetition: 'forbid', three_tigers: false },
+    host_side: 'goats',
+    moves: TRAPPED,
+    result: { winner: 'goats', reason: 'tigers_trapped' },
+    record: `rules standard\nactions ${TRAPPED.join(' ')}\nresult goats tigers_trapped\n`,
+  };
+  await page.route(`**/api/tables/${table}/games/1/analysis`, (route) => route.fulfill({ json: trappedReview() }));
+  await page.route(`**/api/tables/${table}/games/1`, (route) => route.fulfill({ json: record }));
+  await page.goto(`${server.url}/t/${table}/games/1`);
+  await page.locator('#eval-graph').waitFor();
+  // The sentence, in words a newcomer reads, from solved and proved values.
+  assert.equal(await text(page, '#turning'), 'Ply 40: c5-b5 turned a draw into a loss for the Tigers.');
+  // The axis from the goats' win to the tigers', the draw line, the phase change.
+  assert.match(await text(page, '.graph-axis.top'), /Goats win/);
+  assert.match(await text(page, '.graph-axis.bottom'), /Tigers win/);
+  assert.equal(await page.locator('#eval-graph .graph-draw').count(), 1);
+  assert.equal(await page.locator('#eval-graph #graph-phase').count(), 1);
+  // Solved, proved and estimated points are drawn apart.
+  assert.equal(await page.locator('#eval-graph .eval-point.estimate').count(), 37);
+  assert.equal(await page.locator('#eval-graph .eval-point.solved').count(), 2 + (TRAPPED.length - 41));
+  assert.equal(await page.locator('#eval-graph .eval-point.proved').count(), 1);
+  // The graph spans the review's width.
+  const widths = await page.evaluate(() => [document.getElementById('eval-graph')?.getBoundingClientRect().width, document.getElementById('review')?.getBoundingClientRect().width]);
+  assert.ok(Math.abs(Number(widths[0]) - Number(widths[1])) < 40, `graph ${widths[0]}px in a review of ${widths[1]}px`);
+  // The text alternative shows a solved draw as a draw, and the goats' share.
+  await page.locator('.graph-text summary').click();
+  const row = page.locator('.graph-text tbody tr').nth(38);
+  assert.match(await row.innerText(), /a draw, solved for this board/);
+  assert.match(await row.innerText(), /50 %/);
+  assert.match(await page.locator('.graph-text tbody tr').nth(39).innerText(), /a win within \d+ plies, proved under the house rules/);
+  // The cursor follows the move list.
+  await page.getByRole('button', { name: /^Ply 40: c5-b5/ }).click();
+  const cursor = await page.locator('#eval-graph .graph-cursor').getAttribute('visibility');
+  assert.equal(cursor, 'visible');
+  assert.match(await text(page, '#review-comment'), /before it a draw, solved for this board; after it a loss within \d+ plies, proved under the house rules\. A blunder, 50 points given away/);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, 'review-solved');
+  assert.deepEqual(await seriousViolations(page), []);
+  clean(p);
+  await p.context.close();
+});
+
+test('learn from your mistakes walks through a side\'s marked moves, judging each answer by the review\'s values', async () => {
+  const { host, guest, table } = await friends({ goatsToWin: 3 });
+  await playOut(host.page, guest.page, THREE_GOAT_WIN);
+  const page = host.page;
+  await page.goto(`${server.url}/t/${table}/games/1`);
+  await page.locator('#eval-graph').waitFor();
+  // The goats' blunder d4 (and any other marked move of theirs) as exercises.
+  await page.locator('.mistakes-link[data-side="goats"]').click();
+  await page.waitForURL(/\/mistakes\?/);
+  await page.locator('#mistake-task').waitFor();
+  const review = await (await fetch(`${server.url}/api/tables/${table}/games/1/analysis`)).json();
+  const marked = review.actions.filter((/** @type {any} */ a) => a.side === 'goats' && a.lost >= 5);
+  const total = marked.length;
+  assert.equal(await text(page, '#mistake-progress'), `Marked move 1 of ${total}`);
+  // The marked moves before the blunder, answered with the move played.
+  for (const a of marked.filter((/** @type {any} */ a) => a.ply < 4)) {
+    await page.locator('#mistake-task', { hasText: `the Goats played ${a.action} here` }).waitFor();
+    await playByMouse(page, a.action);
+    await page.locator('#mistake-status', { hasText: /^That is the move played\./ }).waitFor();
+    await page.locator('#next-mistake').click();
+  }
+  await page.locator('#mistake-task', { hasText: 'd4' }).waitFor();
+  assert.equal(await text(page, '#mistake-task'), 'Ply 5: the Goats played d4 here, a blunder.');
+  await page.locator('.board-root.playable').waitFor();
+  // The server's values of the position before d4: its best answer is good.
+  const answer = await (await fetch(`${server.url}/api/analysis`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ variant: { goats_to_win: 3 }, actions: THREE_GOAT_WIN.slice(0, 4) }) })).json();
+  assert.equal(await text(page, '#mistake-status'), 'Find a better move for the Goats.');
+  await playByMouse(page, answer.legal[0].action);
+  await page.locator('#mistake-status', { hasText: /^Good: / }).waitFor();
+  assert.equal(await page.locator(`#board .arrow.best[data-action="${answer.legal[0].action}"]`).count(), 1);
+  assert.deepEqual(await seriousViolations(page), []);
+  await page.locator('#next-mistake').click();
+  await page.locator('#mistake-task', { hasText: `That was every marked move (${total}).` }).waitFor();
   for (const p of [host, guest]) {
     clean(p);
     await p.context.close();
@@ -306,7 +432,7 @@ test('the analysis board plays either side from position text with the value of 
   // The goats step c3-c2 on the board; now the tigers have the move and a win in one.
   await playByMouse(page, 'c3-c2');
   await page.locator('.value-list li[data-action="a1xc1"]').waitFor();
-  assert.match(await text(page, '.value-list li[data-action="a1xc1"]'), /a win in 1 ply/);
+  assert.match(await text(page, '.value-list li[data-action="a1xc1"]'), /won.*the game is over/);
   assert.match(await text(page, '#headline'), /Tigers to move · movement/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'analysis');

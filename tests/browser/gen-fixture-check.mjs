@@ -36,6 +36,9 @@ const TYPES = [
   ['http.paired', 'Paired'],
   ['http.pool_joined', 'PoolJoined'],
   ['http.live_games', 'LiveGames'],
+  ['http.puzzle_moves', 'PuzzleMoves'],
+  ['http.puzzle_answer.', 'PuzzleAnswer'],
+  ['http.puzzle', 'PuzzleView'],
 ];
 
 /** @param {string} dir */

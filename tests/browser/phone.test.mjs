@@ -139,6 +139,15 @@ const VIEWS = [
     },
   ],
   [
+    'puzzles',
+    async () => {
+      const p = await newPage(browser, { phone: true });
+      await p.page.goto(`${server.url}/puzzles`);
+      await p.page.locator('.board-root.playable').waitFor();
+      return { page: p.page, done: () => p.context.close() };
+    },
+  ],
+  [
     'a table waiting for the friend',
     async () => {
       const p = await newPage(browser, { phone: true });
@@ -191,6 +200,18 @@ const VIEWS = [
       await guest.context.close();
       await host.page.locator('#review-game').click();
       await host.page.locator('#eval-graph').waitFor();
+      return { page: host.page, done: () => host.context.close() };
+    },
+  ],
+  [
+    'learn from your mistakes',
+    async () => {
+      const { host, guest } = await friends({ goatsToWin: 3 });
+      await playOut(host.page, guest.page, THREE_GOAT_WIN);
+      await guest.context.close();
+      await host.page.locator('#review-game').click();
+      await host.page.locator('.mistakes-link[data-side="goats"]').click();
+      await host.page.locator('.board-root.playable').waitFor();
       return { page: host.page, done: () => host.context.close() };
     },
   ],

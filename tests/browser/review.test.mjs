@@ -6,43 +6,57 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { markOf, marks, graph, summary, turningPoint, score } from '../../static/review.js';
+import { markOf, marks, graph, summary, turningPoint, goatsPercent, movementFrom } from '../../static/review.js';
 import { positions, startPosition } from '../../static/replay.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'protocol');
 /** @param {string} name */
 const fixture = (name) => JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8'));
 
-test('each mark starts at its documented cost', () => {
+test('each mark starts at its documented share of the game given away', () => {
   assert.equal(markOf(0), null);
-  assert.equal(markOf(299), null);
-  assert.equal(markOf(300), 'inaccuracy');
-  assert.equal(markOf(999), 'inaccuracy');
-  assert.equal(markOf(1000), 'mistake');
-  assert.equal(markOf(2999), 'mistake');
-  assert.equal(markOf(3000), 'blunder');
-  assert.equal(markOf(29993), 'blunder');
+  assert.equal(markOf(4), null);
+  assert.equal(markOf(5), 'inaccuracy');
+  assert.equal(markOf(9), 'inaccuracy');
+  assert.equal(markOf(10), 'mistake');
+  assert.equal(markOf(14), 'mistake');
+  assert.equal(markOf(15), 'blunder');
+  assert.equal(markOf(50), 'blunder');
 });
 
-test('the fixture game turns where the tablebase win became a draw', () => {
+test('the fixture game turns where a solved draw became a proved loss', () => {
   const { actions } = fixture('http.game_analysis');
-  assert.deepEqual([...marks(actions)], [[61, 'blunder']]);
+  assert.deepEqual([...marks(actions)], [[0, 'inaccuracy'], [38, 'blunder'], [61, 'blunder'], [62, 'blunder']]);
   assert.deepEqual(summary(actions).tigers, { inaccuracy: 0, mistake: 0, blunder: 1 });
-  assert.deepEqual(summary(actions).goats, { inaccuracy: 0, mistake: 0, blunder: 0 });
-  assert.equal(turningPoint(actions)?.action, 'b2-c3');
+  assert.deepEqual(summary(actions).goats, { inaccuracy: 1, mistake: 0, blunder: 2 });
+  // The first action that turned a solved or proved result: the goats'
+  // last placement, from a solved draw into a proved loss.
+  assert.equal(turningPoint(actions)?.action, 'd1');
+  // An estimate that loses a little is no turn.
+  assert.equal(turningPoint(actions.slice(0, 1)), null);
 });
 
-test('the graph has one point per action, for the goats, exact where the tablebase speaks', () => {
+test('the graph shows the goats\' share of the game, with the kind of each value', () => {
   const { actions } = fixture('http.game_analysis');
   const points = graph(actions);
   assert.equal(points.length, actions.length);
-  // The goats' placement left them 0.31 goats down: a search's estimate.
-  assert.ok(points[0].y < 0 && points[0].y > -1);
-  assert.equal(points[0].exact, false);
-  // The tigers' step gave a drawn position: exact, at the middle.
-  assert.equal(points[1].y, 0);
-  assert.equal(points[1].exact, true);
-  assert.ok(score({ kind: 'win', plies: 3 }) > score({ kind: 'win', plies: 9 }));
+  // The goats' placement: an estimate, their winning chance.
+  assert.equal(points[0].kind, 'estimate');
+  assert.equal(points[0].y, actions[0].after.goats_percent / 50 - 1);
+  // The goats' last placement lost, proved: a tigers' win at the bottom.
+  assert.equal(points[1].kind, 'proved');
+  assert.equal(points[1].y, -1);
+  // The tigers' step gave a solved draw: on the draw line.
+  assert.equal(points[2].kind, 'solved');
+  assert.equal(points[2].y, 0);
+  assert.equal(goatsPercent({ kind: 'solved', result: 'loss', plies: 40 }, 'goats'), 0);
+  assert.equal(goatsPercent({ kind: 'proved', result: 'loss', plies: 9 }, 'tigers'), 100);
+});
+
+test('the movement phase begins after the goats\' last placement', () => {
+  assert.equal(movementFrom(['c3', 'a1-b2', 'b4'], 20), null);
+  assert.equal(movementFrom(['c3', 'a1-b2', 'b4', 'b2xd4', 'e3'], 3), 5);
+  assert.equal(movementFrom(['c3', 'a1-b2', 'b4', 'b2xd4', 'e3', 'e5-e4', 'e3-d3'], 3), 5);
 });
 
 test('a replayed move list ends where the server says', () => {
@@ -57,4 +71,22 @@ test('a replayed move list ends where the server says', () => {
   // A chain of jumps (the multi-jump variant) takes every goat it passes.
   const chain = positions('T..../...G./...../.G.../T...T t 0 0 40', ['a1xc3xe5']);
   assert.equal(chain[1], 'T...T/...../...../...../....T g 0 2 41');
+});
+
+test('learn from your mistakes takes a side\'s marked moves and judges an answer against the best value', async () => {
+  const { exercises, judge } = await import('../../static/mistakes.js');
+  const { actions } = fixture('http.game_analysis');
+  assert.deepEqual(exercises(actions, 'goats').map((/** @type {any} */ a) => a.ply), [0, 38, 62]);
+  assert.deepEqual(exercises(actions, 'tigers').map((/** @type {any} */ a) => a.ply), [61]);
+  assert.equal(exercises(actions, null).length, 4);
+  /** @type {import('../../static/wire.js').ActionValue[]} */
+  const legal = [
+    { action: 'c1-b1', evaluation: { kind: 'solved', result: 'draw', plies: 0 } },
+    { action: 'e2-e3', evaluation: { kind: 'estimate', goats_percent: 47, score: -400 } },
+    { action: 'c1-d1', evaluation: { kind: 'proved', result: 'loss', plies: 40 } },
+  ];
+  assert.equal(judge(legal, 'c1-b1', 'c1-d1', 'goats').verdict, 'good');
+  assert.equal(judge(legal, 'e2-e3', 'c1-d1', 'goats').verdict, 'good', 'within 5 points of the draw');
+  assert.equal(judge(legal, 'c1-d1', 'c1-d1', 'goats').verdict, 'played');
+  assert.equal(judge(legal.slice(0, 1).concat(legal.slice(2)), 'c1-d1', 'b2-b1', 'goats').verdict, 'worse');
 });

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod book;
 mod engine;
 mod perft;
+mod puzzles;
 mod serve;
 mod tablebase;
 mod tournament;
@@ -51,6 +52,8 @@ enum Command {
     /// Build the goats' placement book from recorded games by a deep
     /// search of their placement positions.
     Book(book::Args),
+    /// Build the puzzle set from the tablebase and recorded games.
+    Puzzles(puzzles::Args),
 }
 
 fn main() -> ExitCode {
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Some(Command::Squeeze(args)) => tournament::squeeze::run(args),
         Some(Command::Placement(args)) => tournament::placement::run(args),
         Some(Command::Book(args)) => book::run(args),
+        Some(Command::Puzzles(args)) => puzzles::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,7 +6,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use baghchal_rules::{Action, Game, Position, Side};
+use baghchal_rules::{Action, Game, Phase, Position, Rules, Side};
+use baghchal_tablebase::Wdl;
 
 use crate::search::{WIN, WON};
 use crate::Engine;
@@ -36,7 +37,8 @@ pub enum Value {
         /// Plies to the loss, counted from the position.
         plies: u16,
     },
-    /// The game is drawn (by the rules; a search gives a `Score`).
+    /// The game is drawn: by the rules, or by the tablebase's best play
+    /// (endless play; a search gives a `Score`).
     Draw,
     /// The search's estimate, in thousandths of a goat (a captured goat is
     /// worth 1000); positive is good for the side.
@@ -105,15 +107,37 @@ impl fmt::Display for Value {
     }
 }
 
-/// Where a value comes from.
+/// What kind of value a value is: where it comes from and how far it can
+/// be trusted under the house rules.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Source {
     /// The game is over: the rules' result.
     Rules,
-    /// The movement-phase tablebase: exact.
-    Tablebase,
-    /// A bounded search: an estimate (exact when it is a win or a loss).
+    /// Solved: the movement-phase tablebase's result for the board and the
+    /// side to move (a win, a draw or a loss, with the distance in plies
+    /// under best play). The tablebase ignores the repetition record and
+    /// the ply limit, so the house rules can make the game go otherwise.
+    Solved,
+    /// Proved under the house rules: a win or a loss that comes within
+    /// the value's plies whatever the loser does, the repetition record
+    /// and the ply limit included. Either the tablebase's win or loss,
+    /// where no position the game has recorded lies on the winner's
+    /// shortening route (see [`Engine::judge`]), or a search's.
+    Proved,
+    /// A bounded search's estimate: always a [`Value::Score`], read as
+    /// the goats' winning chance by [`crate::chance`].
     Search,
+}
+
+/// What is known of a position for its side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Judgement {
+    /// The value for the side to move.
+    pub value: Value,
+    /// What kind of value it is.
+    pub source: Source,
+    /// The engine's preferred action; `None` once the game is over.
+    pub best: Option<Action>,
 }
 
 /// The analysis of one action of a game.
@@ -128,11 +152,11 @@ pub struct ActionAnalysis {
     /// The position's value for the mover before the action, with the
     /// engine's best play.
     pub before: Value,
-    /// Where `before` comes from.
+    /// What kind of value `before` is.
     pub before_source: Source,
     /// The value for the mover after the action.
     pub after: Value,
-    /// Where `after` comes from.
+    /// What kind of value `after` is.
     pub after_source: Source,
     /// The engine's preferred action in the position before (it may be the
     /// one played).
@@ -140,28 +164,51 @@ pub struct ActionAnalysis {
 }
 
 impl ActionAnalysis {
-    /// How much the action gave away, on the scale of [`Value::score`]:
-    /// 0 for the best action, large for the action that turned a won or
-    /// drawn game. Never negative (an action that does better than the
-    /// estimate costs nothing).
-    pub fn cost(&self) -> i32 {
-        (self.before.score() - self.after.score()).max(0)
+    /// What the action gave away, in percentage points of the mover's
+    /// share of the game (a win 100, a draw 50, a loss 0, an estimate its
+    /// winning chance, see [`crate::chance::percent_for`]): 0 for the
+    /// best action, 50 for turning a win into a draw or a draw into a
+    /// loss. Never negative. An action from an estimate into a draw gives
+    /// nothing away: the estimate's chance averages games that went on
+    /// from positions like it, while the draw is the result of best play.
+    ///
+    /// ```
+    /// use baghchal_engine::{ActionAnalysis, Source, Value};
+    /// use baghchal_rules::Side;
+    /// let turned = ActionAnalysis {
+    ///     ply: 61,
+    ///     side: Side::Goat,
+    ///     action: "b2-c3".parse().unwrap(),
+    ///     before: Value::Draw,
+    ///     before_source: Source::Solved,
+    ///     after: Value::Loss { plies: 12 },
+    ///     after_source: Source::Proved,
+    ///     best: "b2-b1".parse().unwrap(),
+    /// };
+    /// assert_eq!(turned.lost(), 50);
+    /// ```
+    pub fn lost(&self) -> u8 {
+        if self.before_source == Source::Search && self.after == Value::Draw {
+            return 0;
+        }
+        let before = crate::chance::percent_for(self.before, self.side);
+        let after = crate::chance::percent_for(self.after, self.side);
+        before.saturating_sub(after)
     }
 }
 
 impl Engine {
     /// Analyses every action of `game`: the value before and after it
-    /// for the side that played it (the tablebase where it covers the
-    /// position, else a search of `nodes` nodes per position) and the
-    /// engine's preferred action. The game need not be finished; an
-    /// ending by resignation or agreement does not change the values,
-    /// which are those of the board.
+    /// for the side that played it, what kind of value each is (see
+    /// [`Engine::judge`]), and the engine's preferred action. The game
+    /// need not be finished; an ending by resignation or agreement does
+    /// not change the values, which are those of the board.
     ///
-    /// A game of n actions costs n + 1 searches; at 200,000 nodes a
-    /// position takes a few tens of milliseconds.
+    /// A game of n actions costs at most n + 1 searches of `nodes`
+    /// nodes; at 20,000 nodes a position takes about ten milliseconds.
     ///
     /// ```
-    /// use baghchal_engine::{Engine, Value};
+    /// use baghchal_engine::{Engine, Source, Value};
     /// use baghchal_rules::Game;
     ///
     /// let mut game = Game::new(baghchal_rules::Rules::default());
@@ -171,55 +218,281 @@ impl Engine {
     /// let analysis = Engine::new().analyse(&game, 5_000);
     /// assert_eq!(analysis.len(), 3);
     /// assert_eq!(analysis[1].action.to_string(), "a1-b2");
-    /// assert!(analysis.iter().all(|a| a.cost() >= 0));
+    /// assert!(analysis.iter().all(|a| a.after_source == Source::Search));
     /// ```
     pub fn analyse(&self, game: &Game, nodes: u64) -> Vec<ActionAnalysis> {
-        let mut positions = Vec::with_capacity(game.actions().len() + 1);
-        let mut position = game.start().clone();
-        positions.push(position.clone());
-        for &action in game.actions() {
-            position.play_unchecked(action);
-            positions.push(position.clone());
-        }
-        let values: Vec<(Value, Source, Option<Action>)> =
-            positions.iter().map(|p| self.value(p, nodes)).collect();
+        let positions = positions_of(game);
+        let judged: Vec<Judgement> = (0..positions.len())
+            .map(|i| self.judge(&positions[i], &positions[..i], nodes))
+            .collect();
         game.actions()
             .iter()
             .enumerate()
             .map(|(i, &action)| {
-                let (before, before_source, best) = values[i];
-                let (after, after_source, _) = values[i + 1];
+                let before = judged[i];
+                let after = judged[i + 1];
                 ActionAnalysis {
                     ply: positions[i].ply(),
                     side: positions[i].side_to_move(),
                     action,
-                    before,
-                    before_source,
-                    after: after.flip(),
-                    after_source,
-                    best: best.unwrap_or(action),
+                    before: before.value,
+                    before_source: before.source,
+                    after: after.value.flip(),
+                    after_source: after.source,
+                    best: before.best.unwrap_or(action),
                 }
             })
             .collect()
     }
 
-    /// The value of `position` for its side to move, where it comes from,
-    /// and the best action.
-    fn value(&self, position: &Position, nodes: u64) -> (Value, Source, Option<Action>) {
+    /// What is known of `position` for its side to move, reached through
+    /// `history` (the positions before it, oldest first, from which its
+    /// repetition record was made; empty for a position read from text).
+    ///
+    /// - A finished game: the rules' result ([`Source::Rules`]).
+    /// - A position the tablebase covers (the movement phase of the house
+    ///   rules): the tablebase's result, [`Source::Proved`] where it is a
+    ///   win or a loss within the ply limit and no recorded position lies
+    ///   on the winner's route, else [`Source::Solved`]. The winner's
+    ///   route passes only through positions of a shorter distance (each
+    ///   of the winner's actions lowers it, and so does each of the
+    ///   loser's), so the route never repeats itself, and it can only be
+    ///   cut by a position recorded before: one with the winner to move
+    ///   and a shorter win, or the loser to move and a shorter loss. Where
+    ///   the record holds none, the repetition rule only takes actions
+    ///   from the loser, and the result comes within the distance. A
+    ///   tablebase draw is never proved: the repetition rule can end it.
+    /// - A position each of whose actions ends the game or reaches the
+    ///   tablebase (the goats' last placement): the best of those values.
+    /// - Elsewhere a search of at most `nodes` nodes: a win or a loss it
+    ///   finds is proved (its tablebase leaves are the first positions of
+    ///   the movement phase, which have recorded nothing but themselves),
+    ///   any other score is an estimate ([`Source::Search`]).
+    ///
+    /// ```
+    /// use baghchal_engine::{Engine, Source, Value};
+    /// use baghchal_rules::{Position, Rules};
+    /// // Four goats eaten and a jump on: the tigers win in one, proved.
+    /// let pos = Position::from_text("T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100", Rules::default()).unwrap();
+    /// let judged = Engine::new().judge(&pos, &[], 5_000);
+    /// assert_eq!(judged.value, Value::Win { plies: 1 });
+    /// assert_eq!(judged.source, Source::Proved);
+    /// ```
+    pub fn judge(&self, position: &Position, history: &[Position], nodes: u64) -> Judgement {
         if let Some(outcome) = position.outcome() {
             let value = match outcome.winner() {
                 None => Value::Draw,
                 Some(w) if w == position.side_to_move() => Value::Win { plies: 0 },
                 Some(_) => Value::Loss { plies: 0 },
             };
-            return (value, Source::Rules, None);
+            return Judgement {
+                value,
+                source: Source::Rules,
+                best: None,
+            };
+        }
+        if let Some(solved) = self.solved(position) {
+            let source = if self.tablebase_holds(position, solved, history, None) {
+                Source::Proved
+            } else {
+                Source::Solved
+            };
+            let best = self.best_by_tablebase(position);
+            return Judgement {
+                value: solved,
+                source,
+                best,
+            };
+        }
+        let successors = self.known_actions(position, history);
+        if let Some(values) = successors
+            .iter()
+            .map(|(a, v)| v.map(|(value, source)| (*a, value, source)))
+            .collect::<Option<Vec<_>>>()
+        {
+            if let Some(judged) = best_of(&values) {
+                return judged;
+            }
         }
         let best = self.best(position, nodes).expect("an unfinished position");
-        match self.probe(position) {
-            Some(value) => (value, Source::Tablebase, Some(best.action)),
-            None => (best.value, Source::Search, Some(best.action)),
+        Judgement {
+            value: best.value,
+            source: searched(best.value),
+            best: Some(best.action),
         }
     }
+
+    /// The tablebase's value of `position` for the side to move, draws
+    /// included and whatever the ply limit: `None` where it does not cover
+    /// the position (no tablebase, the placement phase, another variant).
+    pub fn solved(&self, position: &Position) -> Option<Value> {
+        let tablebase = self.tablebase()?;
+        if position.phase() != Phase::Movement || *position.rules() != Rules::default() {
+            return None;
+        }
+        let probe = tablebase.probe(position)?;
+        Some(match probe.wdl {
+            Wdl::Win => Value::Win {
+                plies: probe.distance,
+            },
+            Wdl::Loss => Value::Loss {
+                plies: probe.distance,
+            },
+            Wdl::Draw => Value::Draw,
+        })
+    }
+
+    /// Whether the tablebase's win or loss `value` of `position` holds
+    /// under the house rules, reached through `history` (see
+    /// [`Engine::judge`]): within the ply limit, and no position of its
+    /// repetition record but itself lies on the winner's route. A recorded
+    /// position that `history` does not show cannot be ruled out.
+    fn tablebase_holds(
+        &self,
+        position: &Position,
+        value: Value,
+        history: &[Position],
+        last: Option<&Position>,
+    ) -> bool {
+        let (winner, distance) = match value {
+            Value::Win { plies } => (position.side_to_move(), plies),
+            Value::Loss { plies } => (position.side_to_move().other(), plies),
+            _ => return false,
+        };
+        if position.ply() as u32 + distance as u32 > position.rules().ply_limit() as u32 {
+            return false;
+        }
+        let own = position.key();
+        let mut unseen: std::collections::HashSet<u64> = position
+            .repetition_record()
+            .iter()
+            .copied()
+            .filter(|&key| key != own)
+            .collect();
+        // The recorded positions, each once, from the latest back.
+        for recorded in last.into_iter().chain(history.iter().rev()) {
+            if unseen.is_empty() {
+                break;
+            }
+            if !unseen.remove(&recorded.key()) {
+                continue;
+            }
+            let on_route = match self.solved(recorded) {
+                Some(Value::Win { plies }) => recorded.side_to_move() == winner && plies < distance,
+                Some(Value::Loss { plies }) => {
+                    recorded.side_to_move() != winner && plies < distance
+                }
+                Some(_) => false,
+                None => true,
+            };
+            if on_route {
+                return false;
+            }
+        }
+        // A recorded position the history does not show cannot be ruled out.
+        unseen.is_empty()
+    }
+
+    /// The legal action whose successor the tablebase values best for the
+    /// side to move (the shortest win, the draw, the longest loss).
+    pub(crate) fn best_by_tablebase(&self, position: &Position) -> Option<Action> {
+        let me = position.side_to_move();
+        position
+            .legal_actions()
+            .into_iter()
+            .filter_map(|action| {
+                let mut next = position.clone();
+                next.play_unchecked(action);
+                let value = match next.outcome() {
+                    Some(o) => rules_value(o.winner(), me),
+                    None => one_ply_earlier(self.solved(&next)?.flip()),
+                };
+                Some((value, action))
+            })
+            .max_by_key(|&(value, _)| value)
+            .map(|(_, action)| action)
+    }
+
+    /// Every legal action of `position` with its value and kind where the
+    /// rules or the tablebase know where it leads (`None` elsewhere),
+    /// reached through `history`.
+    fn known_actions(
+        &self,
+        position: &Position,
+        history: &[Position],
+    ) -> Vec<(Action, Option<(Value, Source)>)> {
+        let me = position.side_to_move();
+        position
+            .legal_actions()
+            .into_iter()
+            .map(|action| {
+                let mut next = position.clone();
+                next.play_unchecked(action);
+                let value = match next.outcome() {
+                    Some(o) => Some((rules_value(o.winner(), me), Source::Rules)),
+                    None => self.solved(&next).map(|solved| {
+                        let source = if self.tablebase_holds(&next, solved, history, Some(position))
+                        {
+                            Source::Proved
+                        } else {
+                            Source::Solved
+                        };
+                        (one_ply_earlier(solved.flip()), source)
+                    }),
+                };
+                (action, value)
+            })
+            .collect()
+    }
+}
+
+/// The positions of a game, its start first and its last position last.
+pub(crate) fn positions_of(game: &Game) -> Vec<Position> {
+    let mut positions = Vec::with_capacity(game.actions().len() + 1);
+    let mut position = game.start().clone();
+    positions.push(position.clone());
+    for &action in game.actions() {
+        position.play_unchecked(action);
+        positions.push(position.clone());
+    }
+    positions
+}
+
+/// The kind of a search's value: a win or a loss is proved, a score an
+/// estimate.
+fn searched(value: Value) -> Source {
+    match value {
+        Value::Score(_) => Source::Search,
+        _ => Source::Proved,
+    }
+}
+
+/// The value of an action that ends the game with `winner`, for `me`.
+fn rules_value(winner: Option<Side>, me: Side) -> Value {
+    match winner {
+        None => Value::Draw,
+        Some(w) if w == me => Value::Win { plies: 1 },
+        Some(_) => Value::Loss { plies: 1 },
+    }
+}
+
+/// A position's judgement from the values of all its actions: the best
+/// value, proved where the proved values alone settle it (a proved win,
+/// or every action proved), else solved. `None` without an action.
+fn best_of(values: &[(Action, Value, Source)]) -> Option<Judgement> {
+    let &(action, value, source) = values.iter().max_by_key(|v| v.1)?;
+    let proved = |s: Source| matches!(s, Source::Proved | Source::Rules);
+    let settled = (matches!(value, Value::Win { .. }) && proved(source))
+        || values.iter().all(|v| proved(v.2));
+    Some(Judgement {
+        value,
+        source: if settled {
+            Source::Proved
+        } else {
+            Source::Solved
+        },
+        best: Some(action),
+    })
 }
 
 /// A legal action with what playing it is worth to the side to move.
@@ -230,16 +503,19 @@ pub struct ActionValue {
     /// Its value for the side to move, counted in plies from the position
     /// before it (`Win { plies: 1 }`: the action wins).
     pub value: Value,
-    /// Where the value comes from.
+    /// What kind of value it is.
     pub source: Source,
 }
 
 impl Engine {
     /// Every legal action of `position` with its value for the side to
     /// move, best first: the rules' result for an action that ends the
-    /// game, the tablebase's exact value where it covers the position the
-    /// action leads to, and otherwise one search of at most `nodes` nodes
-    /// that scores all the remaining actions. Empty when the game is over.
+    /// game, the tablebase's where it covers the position the action
+    /// leads to (proved or solved, as [`Engine::judge`] tells them apart,
+    /// with the position read as having no history: a position read from
+    /// text, or the start of a line), and otherwise one search of at most
+    /// `nodes` nodes that scores all the remaining actions (a win or a
+    /// loss proved, a score an estimate). Empty when the game is over.
     /// The position's repetition record is its own: an action it forbids
     /// is not listed.
     ///
@@ -256,29 +532,24 @@ impl Engine {
     /// assert!(values.windows(2).all(|w| w[0].value >= w[1].value));
     /// ```
     pub fn value_actions(&self, position: &Position, nodes: u64) -> Vec<ActionValue> {
-        let me = position.side_to_move();
-        let mut known: Vec<(Action, Option<(Value, Source)>)> = position
-            .legal_actions()
-            .into_iter()
-            .map(|action| {
-                let mut next = position.clone();
-                next.play_unchecked(action);
-                let value = match next.outcome() {
-                    Some(o) => Some((
-                        match o.winner() {
-                            None => Value::Draw,
-                            Some(w) if w == me => Value::Win { plies: 1 },
-                            Some(_) => Value::Loss { plies: 1 },
-                        },
-                        Source::Rules,
-                    )),
-                    None => self
-                        .probe(&next)
-                        .map(|v| (one_ply_earlier(v.flip()), Source::Tablebase)),
-                };
-                (action, value)
-            })
-            .collect();
+        self.value_actions_after(position, &[], nodes)
+    }
+
+    /// [`Engine::value_actions`] for the last position of `game`, whose
+    /// earlier positions show what its repetition record holds.
+    pub fn value_line(&self, game: &Game, nodes: u64) -> Vec<ActionValue> {
+        let positions = positions_of(game);
+        let (last, history) = positions.split_last().expect("a game has a start");
+        self.value_actions_after(last, history, nodes)
+    }
+
+    fn value_actions_after(
+        &self,
+        position: &Position,
+        history: &[Position],
+        nodes: u64,
+    ) -> Vec<ActionValue> {
+        let mut known = self.known_actions(position, history);
         if known.iter().any(|(_, v)| v.is_none()) {
             let scored = self.score_actions(position, nodes);
             for (action, value) in &mut known {
@@ -286,7 +557,7 @@ impl Engine {
                     *value = scored
                         .iter()
                         .find(|s| s.action == *action)
-                        .map(|s| (s.value, Source::Search));
+                        .map(|s| (s.value, searched(s.value)));
                 }
             }
         }
@@ -340,7 +611,12 @@ mod tests {
         sorted.sort_by_key(|a| a.to_string());
         assert_eq!(sorted, legal);
         assert!(!listed.contains(&back));
-        assert!(values.iter().all(|v| v.source == Source::Search));
+        assert!(values
+            .iter()
+            .all(|v| matches!(v.source, Source::Search | Source::Proved)));
+        assert!(values
+            .iter()
+            .all(|v| (v.source == Source::Search) == matches!(v.value, Value::Score(_))));
         assert!(values.windows(2).all(|w| w[0].value >= w[1].value));
     }
 
@@ -367,13 +643,17 @@ mod tests {
         let blunder = analysis[0];
         assert_eq!(blunder.side, Side::Goat);
         assert_eq!(blunder.after, Value::Loss { plies: 1 });
-        assert_eq!(blunder.after_source, Source::Search);
+        assert_eq!(blunder.after_source, Source::Proved);
+        assert_eq!(
+            blunder.lost(),
+            crate::chance::percent_for(blunder.before, Side::Goat)
+        );
         assert!(blunder.before > blunder.after);
         assert_ne!(blunder.best.to_string(), "b2");
         let capture = analysis[1];
         assert_eq!(capture.before, Value::Win { plies: 1 });
         assert_eq!(capture.after, Value::Win { plies: 0 });
         assert_eq!(capture.after_source, Source::Rules);
-        assert_eq!(capture.cost(), 0);
+        assert_eq!(capture.lost(), 0);
     }
 }

@@ -7,8 +7,8 @@
 //! capture-first ordering with killers and history, late quiet actions
 //! searched a ply shallower first, and a quiescence search on captures.
 //! It plays under the position's own rules (every variant). With a movement-phase [`Tablebase`] it converts won positions
-//! by the shortest distance and uses the tablebase's exact values at the
-//! search's leaves.
+//! by the shortest distance and uses the tablebase's values (which ignore
+//! the repetition record) at the search's leaves.
 //!
 //! The top level plays the goats' placement from a book where it has one
 //! ([`PlacementBook`]): placements chosen offline by a far deeper search.
@@ -36,8 +36,10 @@
 mod analysis;
 mod board;
 mod book;
+pub mod chance;
 mod eval;
 pub mod protocol;
+pub mod puzzle;
 mod search;
 mod skill;
 pub mod tune;
@@ -48,7 +50,7 @@ use std::sync::Arc;
 use baghchal_rules::{Action, Phase, Position, Rules, Side};
 use baghchal_tablebase::{Tablebase, Wdl};
 
-pub use crate::analysis::{ActionAnalysis, ActionValue, Source, Value};
+pub use crate::analysis::{ActionAnalysis, ActionValue, Judgement, Source, Value};
 pub use crate::book::{BookError, BookMove, PlacementBook};
 use crate::search::{Limits, Search};
 pub use crate::skill::Skill;

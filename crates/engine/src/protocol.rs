@@ -10,14 +10,16 @@
 //! assert_eq!(session.handle("level 400"), Some(vec![]));
 //! assert_eq!(session.handle("position text T...T/...../...../.G.../T...T g 14 5 10"), Some(vec![]));
 //! assert_eq!(session.handle("go"), Some(vec!["bestmove none".to_owned()]));
+//! assert_eq!(session.handle("eval"), Some(vec!["value over loss".to_owned()]));
 //! assert_eq!(session.handle("quit"), None);
 //! ```
 
 use std::io::{self, BufRead, Write};
 
-use baghchal_rules::{Action, Position, Rules};
+use baghchal_rules::{Action, Position, Rules, Side};
 
-use crate::{Engine, Level};
+use crate::chance::goats_percent;
+use crate::{Engine, Level, Source, Value};
 
 /// One conversation with the engine: the rules, position, level and seed
 /// set so far.
@@ -25,9 +27,15 @@ pub struct Session {
     engine: Engine,
     rules: Rules,
     position: Position,
+    /// The positions before `position` since its start, oldest first:
+    /// what its repetition record was made of.
+    history: Vec<Position>,
     level: Level,
     seed: u64,
 }
+
+/// Search nodes of an `eval`: as many as a review spends on a position.
+const EVAL_NODES: u64 = 20_000;
 
 impl Session {
     /// A session at the start of the house rules, at the top level, seed 0.
@@ -36,6 +44,7 @@ impl Session {
             engine,
             rules: Rules::default(),
             position: Position::default(),
+            history: Vec::new(),
             level: Level::MAX,
             seed: 0,
         }
@@ -57,6 +66,8 @@ impl Session {
             "position" => self.position(rest),
             "go" if rest.is_empty() => Ok(vec![self.go()]),
             "go" => Err("go takes no arguments".to_owned()),
+            "eval" if rest.is_empty() => Ok(vec![self.eval()]),
+            "eval" => Err("eval takes no arguments".to_owned()),
             other => Err(format!("unknown command {other:?}")),
         };
         Some(answer.unwrap_or_else(|reason| vec![format!("error {reason}")]))
@@ -83,6 +94,7 @@ impl Session {
             .parse()
             .map_err(|e| format!("invalid rules {rest:?}: {e}"))?;
         self.position = Position::new(self.rules);
+        self.history.clear();
         Ok(vec![])
     }
 
@@ -106,16 +118,51 @@ impl Session {
             Some((&"moves", actions)) => actions,
             Some((word, _)) => return Err(format!("expected moves, found {word:?}")),
         };
+        let mut history = Vec::with_capacity(actions.len());
         for text in actions {
             let action: Action = text
                 .parse()
                 .map_err(|e| format!("invalid action {text:?}: {e}"))?;
+            let before = position.clone();
             position
                 .play_mut(action)
                 .map_err(|e| format!("illegal action {text:?}: {e}"))?;
+            history.push(before);
         }
         self.position = position;
+        self.history = history;
         Ok(vec![])
+    }
+
+    /// `value KIND ...`: what the position is worth to the side to move
+    /// (see `docs/engine-protocol.md`).
+    fn eval(&self) -> String {
+        let judged = self.engine.judge(&self.position, &self.history, EVAL_NODES);
+        let (result, plies) = match judged.value {
+            Value::Win { plies } => ("win", plies),
+            Value::Loss { plies } => ("loss", plies),
+            Value::Draw => ("draw", 0),
+            Value::Score(score) => {
+                let goats = match self.position.side_to_move() {
+                    Side::Goat => score,
+                    Side::Tiger => -score,
+                };
+                return format!(
+                    "value estimate goats {} score {score}",
+                    goats_percent(goats)
+                );
+            }
+        };
+        let kind = match judged.source {
+            Source::Rules => return format!("value over {result}"),
+            Source::Solved => "solved",
+            Source::Proved => "proved",
+            Source::Search => "estimate",
+        };
+        if judged.value == Value::Draw {
+            return format!("value {kind} draw");
+        }
+        format!("value {kind} {result} {plies}")
     }
 
     fn go(&self) -> String {
@@ -177,6 +224,28 @@ mod tests {
             "T...T/...../..G../...../T...T t 19 0 1"
         );
         assert_eq!(s.level, Level::MAX);
+    }
+
+    #[test]
+    fn eval_names_the_kind_of_each_value() {
+        let mut s = Session::new(Engine::new());
+        answer(
+            &mut s,
+            "position text T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100",
+        );
+        assert_eq!(answer(&mut s, "eval"), vec!["value proved win 1"]);
+        answer(&mut s, "position startpos moves c3 a1-b2");
+        let out = answer(&mut s, "eval");
+        let words: Vec<&str> = out[0].split(' ').collect();
+        assert_eq!(words[..3], ["value", "estimate", "goats"], "{out:?}");
+        let percent: u8 = words[3].parse().unwrap();
+        assert!(percent <= 100);
+        assert_eq!(words[4], "score");
+        assert!(words[5].parse::<i32>().is_ok());
+        assert_eq!(
+            answer(&mut s, "eval now")[0],
+            "error eval takes no arguments"
+        );
     }
 
     #[test]

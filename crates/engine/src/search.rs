@@ -307,7 +307,8 @@ impl<'a> Search<'a> {
         Some(result)
     }
 
-    /// The exact value of a covered movement-phase position, if the
+    /// The tablebase's value of a covered movement-phase position (for its
+    /// board, ignoring the repetition record), if the
     /// tablebase has one that the ply limit lets stand.
     fn probe(&self, ply: usize) -> Option<i32> {
         let tablebase = self.tablebase?;

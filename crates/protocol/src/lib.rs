@@ -354,11 +354,18 @@ pub struct GameRecord {
     pub ratings: Option<GameRatings>,
 }
 
+/// The shape of [`GameAnalysis`] this server writes. A review stored in an
+/// earlier shape (before 2: values as `win`, `loss`, `draw` or `score`
+/// with a separate source) is computed again rather than served.
+pub const ANALYSIS_VERSION: u32 = 2;
+
 /// `GET /api/tables/{table}/games/{game}/analysis`: every action of a
 /// finished game with what it was worth, so that a page can show where the
 /// game turned.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct GameAnalysis {
+    /// The shape of this review: [`ANALYSIS_VERSION`].
+    pub version: u32,
     /// The table id.
     pub table: String,
     /// The game's number at this table, from 1.
@@ -380,50 +387,65 @@ pub struct ActionReview {
     pub before: Evaluation,
     /// The value for the mover after it.
     pub after: Evaluation,
-    /// Where `before` comes from.
-    pub before_source: EvaluationSource,
-    /// Where `after` comes from.
-    pub after_source: EvaluationSource,
     /// The engine's preferred action before it (may be the one played).
     pub best: String,
-    /// What the action gave away on the engine's scale (0: nothing; a
-    /// captured goat is 1000; a turned win or loss is about 30000).
-    pub cost: i32,
+    /// What the action gave away, in percentage points of the mover's
+    /// share of the game (a win 100, a draw 50, a loss 0, an estimate
+    /// its winning chance): 0 for the best action, 50 for a win turned
+    /// into a draw or a draw into a loss.
+    pub lost: u8,
 }
 
-/// A value for one side.
+/// A result for one side.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The side wins.
+    Win,
+    /// Neither side wins.
+    Draw,
+    /// The side loses.
+    Loss,
+}
+
+/// A value for one side, naming its kind.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Evaluation {
-    /// A forced win in this many plies.
-    Win {
-        /// Plies to the win.
+    /// The game is over: the rules' result.
+    Over {
+        /// The result for the side.
+        result: Outcome,
+    },
+    /// Solved: the movement-phase tablebase's result for the board and the
+    /// side to move, which ignores the repetition record and the ply
+    /// limit (so the house rules can make the game go otherwise).
+    Solved {
+        /// The result for the side with best play.
+        result: Outcome,
+        /// Plies to a win or a loss with best play (0 for a draw).
         plies: u16,
     },
-    /// A loss in this many plies against best play.
-    Loss {
-        /// Plies to the loss.
+    /// Proved under the house rules (the repetition record and the ply
+    /// limit included): a win or a loss that comes within `plies`
+    /// whatever the loser does.
+    Proved {
+        /// The result for the side: a win or a loss (a draw only where
+        /// every action reaches the ply limit).
+        result: Outcome,
+        /// The most plies the result takes.
         plies: u16,
     },
-    /// A draw.
-    Draw,
-    /// A search estimate in thousandths of a goat; positive is good.
-    Score {
-        /// The estimate.
+    /// A search's estimate, where nothing is solved or proved.
+    Estimate {
+        /// The goats' winning chance, 0 to 100: their expected share of
+        /// the game (a win 1, a draw ½), from a logistic curve of the
+        /// search's score fitted to recorded games (`docs/review.md`).
+        goats_percent: u8,
+        /// The search's score for the side, in thousandths of a goat
+        /// (a captured goat is 1000).
         score: i32,
     },
-}
-
-/// Where an evaluation comes from.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EvaluationSource {
-    /// The game was over: the rules' result.
-    Rules,
-    /// The movement-phase tablebase: exact.
-    Tablebase,
-    /// A bounded search: an estimate.
-    Search,
 }
 
 /// A game notation the server reads and writes (see `docs/notation.md`).
@@ -484,10 +506,8 @@ pub struct AnalysisRequest {
 pub struct ActionValue {
     /// The action in notation.
     pub action: String,
-    /// What playing it is worth to the side to move.
+    /// What playing it is worth to the side to move, naming its kind.
     pub evaluation: Evaluation,
-    /// Where the value comes from.
-    pub source: EvaluationSource,
 }
 
 /// The answer to `POST /api/analysis`: the position after the line, every
@@ -528,6 +548,71 @@ pub struct AnalysisBoard {
     /// or the one the server told from the text); `None` without a pasted
     /// game.
     pub game_format: Option<NotationFormat>,
+}
+
+/// `GET /api/puzzles/next`: a puzzle, with its solution line (as lichess
+/// sends it to its page; the server still checks each move).
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PuzzleView {
+    /// The puzzle's id.
+    pub id: String,
+    /// The start, as position text.
+    pub position: String,
+    /// The side that solves it (the side to move).
+    pub side_to_move: Side,
+    /// What it is about: `capture`, `trap`, `last_tiger`, `hold_draw`,
+    /// `block`, `endgame`.
+    pub themes: Vec<String>,
+    /// The puzzle's rating (Glicko-2 scale).
+    pub rating: u16,
+    /// The rating's deviation: 350 until players have tried it.
+    pub rating_deviation: u16,
+    /// How many times players have tried it.
+    pub plays: u32,
+    /// The line: the solver's move, the reply, ..., the solver's last.
+    pub solution: Vec<String>,
+    /// Every legal action of the start.
+    pub legal: Vec<String>,
+}
+
+/// The longest line a puzzle move request carries, in actions.
+pub const MAX_PUZZLE_MOVES: usize = 16;
+
+/// `POST /api/puzzles/{id}/moves`: the actions played so far from the
+/// puzzle's start (the solver's and the replies), the last one the
+/// solver's new move.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PuzzleMoves {
+    /// The actions, in notation (at most [`MAX_PUZZLE_MOVES`]).
+    pub moves: Vec<String>,
+}
+
+/// How a puzzle move went.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PuzzleVerdict {
+    /// The move is the solution's; the reply follows.
+    Correct,
+    /// The move is the solution's last: solved.
+    Solved,
+    /// Another move: the solution was another.
+    Wrong,
+}
+
+/// The answer to `POST /api/puzzles/{id}/moves`.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PuzzleAnswer {
+    /// How the move went.
+    pub verdict: PuzzleVerdict,
+    /// The tablebase's reply (its best defence), after a correct move.
+    pub reply: Option<String>,
+    /// The position after the move and the reply, as position text.
+    pub position: String,
+    /// Every legal action of the solver there (empty unless `correct`).
+    pub legal: Vec<String>,
+    /// The whole line, once solved or wrong.
+    pub solution: Option<Vec<String>>,
 }
 
 /// A message from a client to the server.

@@ -15,6 +15,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
+/// The goats' chance of the review's first example before and after its
+/// action (`baghchal_engine::chance::goats_percent` of -250 and -2310).
+const GOATS_BEFORE: u8 = 89;
+const GOATS_AFTER: u8 = 84;
+
 fn fixtures_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/protocol")
 }
@@ -563,6 +568,7 @@ fn examples() -> Vec<Example> {
         example(
             "http.game_analysis",
             GameAnalysis {
+                version: ANALYSIS_VERSION,
                 table: table.into(),
                 game: 1,
                 actions: vec![
@@ -570,23 +576,61 @@ fn examples() -> Vec<Example> {
                         ply: 0,
                         side: Side::Goats,
                         action: "c3".into(),
-                        before: Evaluation::Score { score: -250 },
-                        after: Evaluation::Score { score: -310 },
-                        before_source: EvaluationSource::Search,
-                        after_source: EvaluationSource::Search,
+                        before: Evaluation::Estimate {
+                            goats_percent: GOATS_BEFORE,
+                            score: -250,
+                        },
+                        after: Evaluation::Estimate {
+                            goats_percent: GOATS_AFTER,
+                            score: -2310,
+                        },
                         best: "a3".into(),
-                        cost: 60,
+                        lost: GOATS_BEFORE - GOATS_AFTER,
+                    },
+                    ActionReview {
+                        ply: 38,
+                        side: Side::Goats,
+                        action: "d1".into(),
+                        before: Evaluation::Solved {
+                            result: Outcome::Draw,
+                            plies: 0,
+                        },
+                        after: Evaluation::Proved {
+                            result: Outcome::Loss,
+                            plies: 28,
+                        },
+                        best: "e2".into(),
+                        lost: 50,
                     },
                     ActionReview {
                         ply: 61,
                         side: Side::Tigers,
                         action: "b2-c3".into(),
-                        before: Evaluation::Win { plies: 7 },
-                        after: Evaluation::Draw,
-                        before_source: EvaluationSource::Tablebase,
-                        after_source: EvaluationSource::Tablebase,
+                        before: Evaluation::Proved {
+                            result: Outcome::Win,
+                            plies: 7,
+                        },
+                        after: Evaluation::Solved {
+                            result: Outcome::Draw,
+                            plies: 0,
+                        },
                         best: "a1xc1".into(),
-                        cost: 29993,
+                        lost: 50,
+                    },
+                    ActionReview {
+                        ply: 62,
+                        side: Side::Goats,
+                        action: "c1-d1".into(),
+                        before: Evaluation::Solved {
+                            result: Outcome::Draw,
+                            plies: 0,
+                        },
+                        after: Evaluation::Solved {
+                            result: Outcome::Loss,
+                            plies: 40,
+                        },
+                        best: "c1-b1".into(),
+                        lost: 50,
                     },
                 ],
             },
@@ -654,50 +698,59 @@ fn examples() -> Vec<Example> {
                 legal: [
                     (
                         "a1xc1",
-                        Evaluation::Win { plies: 1 },
-                        EvaluationSource::Rules,
+                        Evaluation::Over {
+                            result: Outcome::Win,
+                        },
                     ),
                     (
                         "a1xc3",
-                        Evaluation::Win { plies: 1 },
-                        EvaluationSource::Rules,
+                        Evaluation::Over {
+                            result: Outcome::Win,
+                        },
                     ),
                     (
                         "a5xc3",
-                        Evaluation::Win { plies: 1 },
-                        EvaluationSource::Rules,
+                        Evaluation::Over {
+                            result: Outcome::Win,
+                        },
                     ),
                     (
                         "e1xc1",
-                        Evaluation::Win { plies: 1 },
-                        EvaluationSource::Rules,
+                        Evaluation::Over {
+                            result: Outcome::Win,
+                        },
                     ),
                     (
                         "e1xc3",
-                        Evaluation::Win { plies: 1 },
-                        EvaluationSource::Rules,
+                        Evaluation::Over {
+                            result: Outcome::Win,
+                        },
                     ),
                     (
                         "e5xc3",
-                        Evaluation::Win { plies: 1 },
-                        EvaluationSource::Rules,
+                        Evaluation::Over {
+                            result: Outcome::Win,
+                        },
                     ),
                     (
                         "a5-b5",
-                        Evaluation::Win { plies: 3 },
-                        EvaluationSource::Tablebase,
+                        Evaluation::Solved {
+                            result: Outcome::Win,
+                            plies: 3,
+                        },
                     ),
                     (
                         "e5-d5",
-                        Evaluation::Win { plies: 3 },
-                        EvaluationSource::Tablebase,
+                        Evaluation::Solved {
+                            result: Outcome::Win,
+                            plies: 3,
+                        },
                     ),
                 ]
                 .into_iter()
-                .map(|(action, evaluation, source)| ActionValue {
+                .map(|(action, evaluation)| ActionValue {
                     action: action.into(),
                     evaluation,
-                    source,
                 })
                 .collect(),
                 best: Some("a1xc1".into()),
@@ -728,6 +781,46 @@ fn examples() -> Vec<Example> {
                 legal: vec![],
                 best: None,
                 game_format: None,
+            },
+        ),
+        example(
+            "http.puzzle",
+            PuzzleView {
+                id: "00044befaf8a0000".into(),
+                position: ".G.TT/GGTGT/G.GGG/.GGGG/GGG.G t 0 4 65".into(),
+                side_to_move: Side::Tigers,
+                themes: vec!["capture".into(), "endgame".into()],
+                rating: 1100,
+                rating_deviation: 350,
+                plays: 0,
+                solution: vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()],
+                legal: vec!["c4-c5".into(), "d5-c5".into()],
+            },
+        ),
+        example(
+            "http.puzzle_moves",
+            PuzzleMoves {
+                moves: vec!["c4-c5".into()],
+            },
+        ),
+        example(
+            "http.puzzle_answer.correct",
+            PuzzleAnswer {
+                verdict: PuzzleVerdict::Correct,
+                reply: Some("b5-a5".into()),
+                position: "G.TTT/GG.GT/G.GGG/.GGGG/GGG.G t 0 4 67".into(),
+                legal: vec!["e4xc4".into(), "c5-c4".into(), "c5-b5".into()],
+                solution: None,
+            },
+        ),
+        example(
+            "http.puzzle_answer.wrong",
+            PuzzleAnswer {
+                verdict: PuzzleVerdict::Wrong,
+                reply: None,
+                position: ".GT.T/GGTGT/G.GGG/.GGGG/GGG.G g 0 4 66".into(),
+                legal: vec![],
+                solution: Some(vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()]),
             },
         ),
         example(

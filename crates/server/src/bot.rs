@@ -3,9 +3,10 @@
 
 use std::sync::Arc;
 
+use baghchal_engine::chance::goats_percent;
 use baghchal_engine::{Engine, Level, Source, Value};
 use baghchal_protocol as wire;
-use baghchal_rules::{Action, Game, Position};
+use baghchal_rules::{Action, Game, Position, Side};
 use tokio::sync::Semaphore;
 
 /// Something that chooses the computer's action. Called on a blocking
@@ -22,10 +23,12 @@ pub trait Bot: Send + Sync + 'static {
         None
     }
 
-    /// Every legal action of `position` with its value for the side to
-    /// move, best first; `None` when this bot cannot analyse.
-    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
-        let _ = position;
+    /// Every legal action of the last position of `game` (whose earlier
+    /// positions show what its repetition record holds) with its value
+    /// for the side to move, best first; `None` when this bot cannot
+    /// analyse.
+    fn value_actions(&self, game: &Game) -> Option<Vec<wire::ActionValue>> {
+        let _ = game;
         None
     }
 }
@@ -50,44 +53,50 @@ impl Bot for Engine {
                 ply: a.ply,
                 side: baghchal_table::names::side_to_wire(a.side),
                 action: a.action.to_string(),
-                before: evaluation(a.before),
-                after: evaluation(a.after),
-                before_source: source(a.before_source),
-                after_source: source(a.after_source),
+                before: evaluation(a.before, a.before_source, a.side),
+                after: evaluation(a.after, a.after_source, a.side),
                 best: a.best.to_string(),
-                cost: a.cost(),
+                lost: a.lost(),
             })
             .collect();
         Some(reviews)
     }
 
-    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
-        let values = Engine::value_actions(self, position, ANALYSIS_BOARD_NODES)
+    fn value_actions(&self, game: &Game) -> Option<Vec<wire::ActionValue>> {
+        let side = game.position().side_to_move();
+        let values = Engine::value_line(self, game, ANALYSIS_BOARD_NODES)
             .into_iter()
             .map(|v| wire::ActionValue {
                 action: v.action.to_string(),
-                evaluation: evaluation(v.value),
-                source: source(v.source),
+                evaluation: evaluation(v.value, v.source, side),
             })
             .collect();
         Some(values)
     }
 }
 
-fn evaluation(value: Value) -> wire::Evaluation {
-    match value {
-        Value::Win { plies } => wire::Evaluation::Win { plies },
-        Value::Loss { plies } => wire::Evaluation::Loss { plies },
-        Value::Draw => wire::Evaluation::Draw,
-        Value::Score(score) => wire::Evaluation::Score { score },
-    }
-}
-
-fn source(source: Source) -> wire::EvaluationSource {
+/// A value for `side` on the wire, naming its kind.
+fn evaluation(value: Value, source: Source, side: Side) -> wire::Evaluation {
+    let (result, plies) = match value {
+        Value::Win { plies } => (wire::Outcome::Win, plies),
+        Value::Loss { plies } => (wire::Outcome::Loss, plies),
+        Value::Draw => (wire::Outcome::Draw, 0),
+        Value::Score(score) => {
+            let goats = match side {
+                Side::Goat => score,
+                Side::Tiger => -score,
+            };
+            return wire::Evaluation::Estimate {
+                goats_percent: goats_percent(goats),
+                score,
+            };
+        }
+    };
     match source {
-        Source::Rules => wire::EvaluationSource::Rules,
-        Source::Tablebase => wire::EvaluationSource::Tablebase,
-        Source::Search => wire::EvaluationSource::Search,
+        Source::Rules => wire::Evaluation::Over { result },
+        Source::Solved => wire::Evaluation::Solved { result, plies },
+        // A search's value is a score; a proved draw is not made.
+        Source::Proved | Source::Search => wire::Evaluation::Proved { result, plies },
     }
 }
 
@@ -226,29 +235,22 @@ impl Computer {
         reviews.flatten()
     }
 
-    /// Values every legal action of `position` on an analysis thread, or
-    /// says why not. A request beyond [`BOARDS_PER_THINKER`] a thinker in
-    /// flight is refused at once.
-    pub async fn value_actions(
-        &self,
-        position: Position,
-    ) -> Result<Vec<wire::ActionValue>, Unavailable> {
+    /// Values every legal action of the last position of `game` on an
+    /// analysis thread, or says why not. A request beyond
+    /// [`BOARDS_PER_THINKER`] a thinker in flight is refused at once.
+    pub async fn value_actions(&self, game: Game) -> Result<Vec<wire::ActionValue>, Unavailable> {
         let slot = self.board_slot()?;
-        self.value_actions_in(&slot, position).await
+        self.value_actions_in(&slot, game).await
     }
 
     /// [`Computer::value_actions`] in a place already taken.
     pub async fn value_actions_in(
         &self,
         _slot: &BoardSlot,
-        position: Position,
+        game: Game,
     ) -> Result<Vec<wire::ActionValue>, Unavailable> {
         let bot = Arc::clone(&self.bot);
-        match self
-            .analysts
-            .run(move || bot.value_actions(&position))
-            .await
-        {
+        match self.analysts.run(move || bot.value_actions(&game)).await {
             Some(values) => values.ok_or(Unavailable::Failed),
             None => {
                 tracing::error!("the analysis thread failed");
@@ -300,7 +302,7 @@ mod tests {
             None
         }
 
-        fn value_actions(&self, _: &Position) -> Option<Vec<wire::ActionValue>> {
+        fn value_actions(&self, _: &Game) -> Option<Vec<wire::ActionValue>> {
             let _ = self.0.lock().ok()?.recv();
             Some(Vec::new())
         }
@@ -349,12 +351,14 @@ mod tests {
         let computer = Computer::new(Arc::new(Gate(Mutex::new(gate))), 1);
         // Each request takes its place in flight at its first poll.
         let mut in_flight: Vec<_> = (0..BOARDS_PER_THINKER)
-            .map(|_| Box::pin(computer.value_actions(Position::default())))
+            .map(|_| Box::pin(computer.value_actions(Game::new(Default::default()))))
             .collect();
         for request in &mut in_flight {
             assert!(request.now_or_never().is_none(), "it thinks or waits");
         }
-        let refused = computer.value_actions(Position::default()).now_or_never();
+        let refused = computer
+            .value_actions(Game::new(Default::default()))
+            .now_or_never();
         assert_eq!(refused, Some(Err(Unavailable::Busy)));
         for _ in 0..BOARDS_PER_THINKER {
             open.send(()).unwrap();
@@ -364,7 +368,7 @@ mod tests {
         }
         open.send(()).unwrap();
         assert_eq!(
-            computer.value_actions(Position::default()).await,
+            computer.value_actions(Game::new(Default::default())).await,
             Ok(Vec::new())
         );
     }

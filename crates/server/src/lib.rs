@@ -226,6 +226,12 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/pools/{pool}",
             post(http::lobby::join_pool).delete(http::lobby::leave_pool),
         )
+        // The puzzles (docs/protocol.md).
+        .route("/api/puzzles/next", get(http::puzzles::next))
+        .route(
+            "/api/puzzles/{id}/moves",
+            post(http::puzzles::moves).layer(DefaultBodyLimit::max(http::puzzles::MAX_PUZZLE_BODY)),
+        )
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))

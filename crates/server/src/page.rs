@@ -77,7 +77,7 @@ static INDEX: LazyLock<Option<(String, String)>> = LazyLock::new(|| {
 
 /// The page's own views besides `/` and `/t/{table}`, each answered with
 /// `index.html` (the page routes itself).
-const VIEWS: [&str; 3] = ["/analysis", "/learn", "/tv"];
+const VIEWS: [&str; 5] = ["/analysis", "/learn", "/tv", "/puzzles", "/mistakes"];
 
 /// The routes of the page: `/`, its views, `/t/{table}` and
 /// `/t/{table}/games/{game}` (the page, for a table id only) and every

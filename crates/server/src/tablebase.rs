@@ -446,8 +446,8 @@ impl Bot for LiveEngine {
         Bot::analyse(&self.engine(), game)
     }
 
-    fn value_actions(&self, position: &Position) -> Option<Vec<wire::ActionValue>> {
-        Bot::value_actions(&self.engine(), position)
+    fn value_actions(&self, game: &Game) -> Option<Vec<wire::ActionValue>> {
+        Bot::value_actions(&self.engine(), game)
     }
 }
 

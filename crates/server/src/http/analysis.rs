@@ -115,6 +115,17 @@ fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Analys
     })
 }
 
+/// Whether a stored review is in the shape this server writes
+/// ([`wire::ANALYSIS_VERSION`]); one of an earlier shape is computed
+/// again, so that a page never meets values it cannot read.
+pub fn is_current(stored: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        version: Option<u32>,
+    }
+    serde_json::from_str::<Version>(stored).is_ok_and(|v| v.version == Some(wire::ANALYSIS_VERSION))
+}
+
 /// The game a request describes: its start and line, played and checked,
 /// with the notation a pasted game was read in.
 pub fn game_of(request: &AnalysisRequest) -> Result<(Game, Option<Format>), AnalysisError> {
@@ -241,7 +252,7 @@ pub async fn analyse(
     } else {
         state
             .computer
-            .value_actions_in(&slot, position.clone())
+            .value_actions_in(&slot, game.clone())
             .await
             .map_err(|e| match e {
                 Unavailable::Busy => {
@@ -288,6 +299,20 @@ mod tests {
             }
             other => panic!("expected a request error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_review_stored_in_the_earlier_shape_is_not_current() {
+        let old = r#"{"actions":[{"action":"c3","after":{"kind":"score","score":-310},"after_source":"search","before":{"kind":"score","score":-250},"before_source":"search","best":"a3","cost":60,"ply":0,"side":"goats"}],"game":1,"table":"t"}"#;
+        assert!(!is_current(old));
+        assert!(!is_current("not json"));
+        let current = wire::GameAnalysis {
+            version: wire::ANALYSIS_VERSION,
+            table: "t".into(),
+            game: 1,
+            actions: Vec::new(),
+        };
+        assert!(is_current(&serde_json::to_string(&current).unwrap()));
     }
 
     #[test]

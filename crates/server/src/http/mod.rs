@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod error;
 pub mod lobby;
 pub mod notation;
+pub mod puzzles;
 pub mod request;
 
 use std::net::{IpAddr, SocketAddr};
@@ -136,7 +137,7 @@ pub async fn game_analysis(
         record_of(&state, &table, number, board).await?;
         return Err(HttpError::GameNotOver);
     };
-    let json: Arc<str> = match stored.analysis {
+    let json: Arc<str> = match stored.analysis.filter(|a| analysis::is_current(a)) {
         Some(analysis) => analysis.into(),
         None => {
             let client = client_address(peer, &headers, state.trust_proxy);
@@ -170,7 +171,7 @@ async fn review(
         .await
         .map_err(TablesError::from)?
         .ok_or(HttpError::NotFound)?;
-    if let Some(analysis) = stored.analysis {
+    if let Some(analysis) = stored.analysis.filter(|a| analysis::is_current(a)) {
         return Ok(analysis.into());
     }
     state.analyses.check(client).map_err(|wait| {
@@ -188,6 +189,7 @@ async fn review(
         .await
         .ok_or(HttpError::AnalysisFailed)?;
     let analysis = GameAnalysis {
+        version: baghchal_protocol::ANALYSIS_VERSION,
         table: game.table,
         game: game.game,
         actions,

@@ -1,7 +1,7 @@
 //! Post-game analysis over HTTP.
 
 use baghchal_protocol::{
-    ApiError, ClientMessage, Evaluation, EvaluationSource, GameAnalysis, Opponent, Side,
+    ApiError, ClientMessage, Evaluation, GameAnalysis, Opponent, Outcome, Side, ANALYSIS_VERSION,
 };
 
 use crate::common::{request, Seated, TestDb, TestServer};
@@ -9,11 +9,30 @@ use crate::on_both;
 
 /// The same value seen by the other side.
 fn flip(value: Evaluation) -> Evaluation {
+    let other = |result| match result {
+        Outcome::Win => Outcome::Loss,
+        Outcome::Loss => Outcome::Win,
+        Outcome::Draw => Outcome::Draw,
+    };
     match value {
-        Evaluation::Win { plies } => Evaluation::Loss { plies },
-        Evaluation::Loss { plies } => Evaluation::Win { plies },
-        Evaluation::Draw => Evaluation::Draw,
-        Evaluation::Score { score } => Evaluation::Score { score: -score },
+        Evaluation::Over { result } => Evaluation::Over {
+            result: other(result),
+        },
+        Evaluation::Solved { result, plies } => Evaluation::Solved {
+            result: other(result),
+            plies,
+        },
+        Evaluation::Proved { result, plies } => Evaluation::Proved {
+            result: other(result),
+            plies,
+        },
+        Evaluation::Estimate {
+            goats_percent,
+            score,
+        } => Evaluation::Estimate {
+            goats_percent,
+            score: -score,
+        },
     }
 }
 
@@ -52,10 +71,19 @@ async fn a_finished_game_is_analysed_action_by_action(db: &TestDb) {
         sides,
         [Side::Goats, Side::Tigers, Side::Goats, Side::Tigers]
     );
+    assert_eq!(analysis.version, ANALYSIS_VERSION);
     for (ply, review) in analysis.actions.iter().enumerate() {
         assert_eq!(usize::from(review.ply), ply);
-        assert!(review.cost >= 0);
-        assert_eq!(review.before_source, EvaluationSource::Search);
+        assert!(review.lost <= 100);
+        // The placement phase without a tablebase: estimates, or what a
+        // search proves.
+        assert!(
+            matches!(
+                review.before,
+                Evaluation::Estimate { .. } | Evaluation::Proved { .. }
+            ),
+            "{review:?}"
+        );
         assert!(!review.best.is_empty());
     }
     // Each action's "after" is the next mover's "before", seen from the
@@ -206,3 +234,28 @@ async fn an_address_past_its_analysis_budget_gets_429_but_stored_ones_still(db: 
     server.stop().await;
 }
 on_both!(an_address_past_its_analysis_budget_gets_429_but_stored_ones_still);
+
+async fn a_review_stored_in_the_earlier_shape_is_computed_again(db: &TestDb) {
+    let (server, path, analyses) = finished_game_on_counting_server(db, |_| {}).await;
+    let table = path.split('/').nth(3).unwrap().to_owned();
+    let old = format!(
+        r#"{{"actions":[{{"action":"c3","after":{{"kind":"score","score":-310}},"after_source":"search","before":{{"kind":"score","score":-250}},"before_source":"search","best":"a3","cost":60,"ply":0,"side":"goats"}}],"game":1,"table":"{table}"}}"#
+    );
+    let storage = baghchal_server::storage::Storage::connect(&db.url)
+        .await
+        .unwrap();
+    storage.store_analysis(&table, 1, 1, &old).await.unwrap();
+    let (status, body) = server.get(&path).await;
+    assert_eq!(status, 200, "{body}");
+    let analysis: GameAnalysis = serde_json::from_str(&body).unwrap();
+    assert_eq!(analysis.version, ANALYSIS_VERSION);
+    assert_eq!(analysis.actions.len(), 2);
+    assert_eq!(analyses.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Computed again, it is stored in the current shape and served from
+    // there.
+    let (status, again) = server.get(&path).await;
+    assert_eq!((status, again), (200, body));
+    assert_eq!(analyses.load(std::sync::atomic::Ordering::SeqCst), 1);
+    server.stop().await;
+}
+on_both!(a_review_stored_in_the_earlier_shape_is_computed_again);

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use baghchal_protocol::{
-    AnalysisBoard, ApiError, Evaluation, EvaluationSource, NotationFormat, Phase, Side,
+    AnalysisBoard, ApiError, Evaluation, NotationFormat, Outcome, Phase, Side,
 };
 
 use crate::common::{TestDb, TestServer};
@@ -46,7 +46,7 @@ async fn the_empty_request_values_every_placement_of_the_house_start() {
     assert!(board
         .legal
         .iter()
-        .all(|v| v.source == EvaluationSource::Search));
+        .all(|v| matches!(v.evaluation, Evaluation::Estimate { .. })));
     assert_eq!(board.best.as_deref(), Some(board.legal[0].action.as_str()));
     assert_eq!(board.result, None);
     server.stop().await;
@@ -69,10 +69,21 @@ async fn the_fixtures_line_gives_the_fixtures_position_and_legal_actions() {
     // Every jump takes the fifth goat: a win by the rules, listed first.
     for value in &board.legal {
         if value.action.contains('x') {
-            assert_eq!(value.evaluation, Evaluation::Win { plies: 1 });
-            assert_eq!(value.source, EvaluationSource::Rules);
+            assert_eq!(
+                value.evaluation,
+                Evaluation::Over {
+                    result: Outcome::Win
+                }
+            );
         } else {
-            assert_eq!(value.source, EvaluationSource::Search);
+            // No tablebase here: a search's estimate or proof.
+            assert!(
+                matches!(
+                    value.evaluation,
+                    Evaluation::Estimate { .. } | Evaluation::Proved { .. }
+                ),
+                "{value:?}"
+            );
         }
     }
     assert!(board.legal[0].action.contains('x'));
@@ -294,7 +305,7 @@ impl baghchal_server::bot::Bot for HeldBoard {
 
     fn value_actions(
         &self,
-        _: &baghchal_rules::Position,
+        _: &baghchal_rules::Game,
     ) -> Option<Vec<baghchal_protocol::ActionValue>> {
         let _ = self.started.lock().ok()?.send(());
         let _ = self.gate.lock().ok()?.recv();
