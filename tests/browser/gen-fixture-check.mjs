@@ -29,6 +29,9 @@ const TYPES = [
   ['http.account_credentials', 'AccountCredentials'],
   ['http.password_change', 'PasswordChange'],
   ['http.account_closing', 'AccountClosing'],
+  ['http.profile', 'Profile'],
+  ['http.player_games', 'PlayerGames'],
+  ['http.leaderboard', 'Leaderboard'],
 ];
 
 /** @param {string} dir */

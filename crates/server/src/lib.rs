@@ -206,6 +206,11 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/session",
             post(http::account::log_in).delete(http::account::log_out),
         )
+        // Profiles and the leaderboard.
+        .route("/api/players/{id}", get(http::profiles::by_id))
+        .route("/api/players/{id}/games", get(http::profiles::games))
+        .route("/api/players/by-name/{name}", get(http::profiles::by_name))
+        .route("/api/leaderboard/{speed}", get(http::profiles::leaderboard))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))

@@ -4,6 +4,7 @@ pub mod account;
 pub mod analysis;
 pub mod error;
 pub mod notation;
+pub mod profiles;
 pub mod request;
 
 use std::net::{IpAddr, SocketAddr};

@@ -24,6 +24,7 @@ mod notation;
 mod offers;
 mod page;
 mod players;
+mod profiles;
 mod reconnect;
 mod replay;
 mod secrets;

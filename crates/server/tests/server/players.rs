@@ -12,13 +12,13 @@ use crate::common::{http_with, opponent_token, request, Client, TestDb, TestServ
 use crate::on_both;
 
 /// A browser: it keeps the session cookie the server hands it.
-struct Browser {
+pub(crate) struct Browser {
     addr: SocketAddr,
     cookie: Option<String>,
 }
 
 impl Browser {
-    fn new(server: &TestServer) -> Browser {
+    pub(crate) fn new(server: &TestServer) -> Browser {
         Browser {
             addr: server.addr,
             cookie: None,
@@ -27,7 +27,12 @@ impl Browser {
 
     /// One request; the cookie is sent, and replaced or cleared as the
     /// answer says. Returns the status, the lowercased head and the body.
-    async fn send(&mut self, method: &str, path: &str, body: &str) -> (u16, String, String) {
+    pub(crate) async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: &str,
+    ) -> (u16, String, String) {
         let mut headers = vec![("Content-Type", "application/json")];
         let cookie = self.cookie.clone();
         if let Some(cookie) = &cookie {
@@ -51,13 +56,13 @@ impl Browser {
         (status, head.to_ascii_lowercase(), body)
     }
 
-    async fn me(&mut self) -> Me {
+    pub(crate) async fn me(&mut self) -> Me {
         let (status, _, body) = self.send("GET", "/api/me", "").await;
         assert_eq!(status, 200, "{body}");
         serde_json::from_str(&body).unwrap()
     }
 
-    async fn account(
+    pub(crate) async fn account(
         &mut self,
         method: &str,
         path: &str,
@@ -69,22 +74,22 @@ impl Browser {
         (status, body)
     }
 
-    async fn sign_up(&mut self, name: &str, password: &str) -> (u16, String) {
+    pub(crate) async fn sign_up(&mut self, name: &str, password: &str) -> (u16, String) {
         self.account("POST", "/api/account", name, password).await
     }
 
-    async fn log_in(&mut self, name: &str, password: &str) -> (u16, String) {
+    pub(crate) async fn log_in(&mut self, name: &str, password: &str) -> (u16, String) {
         self.account("POST", "/api/session", name, password).await
     }
 
-    async fn create(&mut self, opponent: Opponent) -> TableCreated {
+    pub(crate) async fn create(&mut self, opponent: Opponent) -> TableCreated {
         let body = serde_json::to_string(&request(opponent, 1)).unwrap();
         let (status, _, body) = self.send("POST", "/api/tables", &body).await;
         assert_eq!(status, 201, "{body}");
         serde_json::from_str(&body).unwrap()
     }
 
-    async fn socket(&self) -> Client {
+    pub(crate) async fn socket(&self) -> Client {
         Client::connect_with_cookie(self.addr, self.cookie.as_deref().unwrap()).await
     }
 }
