@@ -7,6 +7,7 @@ import { saveSeat, storedTables, myGames, forgetGames } from './storage.js';
 import { resultText } from './words.js';
 import { sideName } from './dom.js';
 import { TIME_CONTROLS, describeClock } from './clock.js';
+import { RecordedGames } from './playergames.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').CreateTable} CreateTable */
@@ -36,9 +37,13 @@ export class HomeView {
     /** @type {string | null} */
     this.error = null;
     this.busy = false;
+    /** "My games" as the server records them, for a player with an account. */
+    this.recorded = new RecordedGames();
   }
 
-  destroy() {}
+  destroy() {
+    this.recorded.destroy();
+  }
 
   render() {
     const f = this.form;
@@ -227,6 +232,7 @@ export class HomeView {
     );
 
     const again = focusKey(document.activeElement);
+    this.recorded.render();
     mainElement().replaceChildren(
       h(
         'section',
@@ -243,6 +249,7 @@ export class HomeView {
           h('a', { href: '/analysis', id: 'analysis-link', text: t('analysisLink') }),
         ),
         tables.length ? null : this.renderMyGames(tables),
+        this.recorded.element,
       ),
     );
     // A redraw (an opponent chosen with the arrow keys, the form sent)

@@ -57,7 +57,7 @@ export class TableView {
     const stored = loadSeat(table);
     /** @type {string | null} the capability this page joins with */
     this.token = null;
-    /** @type {'seat' | 'invite' | 'watch' | null} */
+    /** @type {'seat' | 'invite' | 'watch' | 'session' | null} */
     this.tokenKind = null;
     const seat = frag.get('seat');
     const invite = frag.get('invite');
@@ -79,9 +79,13 @@ export class TableView {
     } else if (stored) {
       this.token = stored.secret;
       this.tokenKind = 'seat';
+    } else {
+      // No link: the browser's session (its cookie) may hold a seat here,
+      // taken on another device or before this browser forgot its link.
+      this.tokenKind = 'session';
     }
     /** @type {TableState} */
-    this.s = initial(Boolean(this.token));
+    this.s = initial(true);
     /** Whether "New table" is asking for confirmation. */
     this.confirmLeave = false;
     /** Whether to place the focus once the table is drawn. */
@@ -105,7 +109,7 @@ export class TableView {
     this.socket = new TableSocket({
       hello: () => {
         /** @type {ClientMessage} */
-        const hello = { type: 'hello', table: this.table, token: /** @type {string} */ (this.token) };
+        const hello = this.token ? { type: 'hello', table: this.table, token: this.token } : { type: 'hello', table: this.table };
         if (this.s.version !== null) hello.since = this.s.version;
         return hello;
       },
@@ -120,7 +124,7 @@ export class TableView {
         this.render();
       },
     });
-    if (this.token) this.socket.start();
+    this.socket.start();
   }
 
   destroy() {
@@ -208,7 +212,9 @@ export class TableView {
       case 'error': {
         if (s.fatal) {
           this.socket.stop();
-          if (s.fatal === 'invalid_token' || s.fatal === 'unknown_table') forgetSeat(this.table);
+          // The session holds no seat here: as without a link.
+          if (this.tokenKind === 'session' && s.fatal === 'invalid_token') this.s = { ...s, fatal: 'no_seat' };
+          else if (s.fatal === 'invalid_token' || s.fatal === 'unknown_table') forgetSeat(this.table);
           this.render();
           return;
         }
