@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use baghchal_server::client_limit::{AnalysisLimit, TableLimit};
+use baghchal_server::client_limit::{AnalysisLimit, NewPlayerLimit, TableLimit};
 use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::connections::{self, Limits};
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
@@ -87,6 +87,14 @@ pub struct Args {
     /// Tables one client address may create per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
     tables_per_minute: NonZeroU32,
+    /// New anonymous players (first visits) one client address may be
+    /// given at once.
+    #[arg(long, env = "BAGHCHAL_NEW_PLAYER_BURST", default_value_t = NewPlayerLimit::default().burst)]
+    new_player_burst: NonZeroU32,
+    /// New anonymous players one client address may be given per minute
+    /// (after its burst).
+    #[arg(long, env = "BAGHCHAL_NEW_PLAYERS_PER_MINUTE", default_value_t = NewPlayerLimit::default().per_minute)]
+    new_players_per_minute: NonZeroU32,
     /// Post-game analyses one client address may have computed at once.
     #[arg(long, env = "BAGHCHAL_ANALYSIS_BURST", default_value_t = AnalysisLimit::default().burst)]
     analysis_burst: NonZeroU32,
@@ -204,6 +212,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.table_limit = TableLimit {
             burst: args.table_burst,
             per_minute: args.tables_per_minute,
+        };
+        config.new_player_limit = NewPlayerLimit {
+            burst: args.new_player_burst,
+            per_minute: args.new_players_per_minute,
         };
         config.analysis_limit = AnalysisLimit {
             burst: args.analysis_burst,

@@ -93,6 +93,8 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// The table-creation budget of one client address.
     pub table_limit: client_limit::TableLimit,
+    /// The new anonymous players one client address may be given.
+    pub new_player_limit: client_limit::NewPlayerLimit,
     /// The post-game analyses one client address may have computed.
     pub analysis_limit: client_limit::AnalysisLimit,
     /// Caps on connections and websockets, their deadlines, and the
@@ -130,6 +132,7 @@ impl Config {
             liveness: ws::Liveness::default(),
             allow_origins: Vec::new(),
             table_limit: client_limit::TableLimit::default(),
+            new_player_limit: client_limit::NewPlayerLimit::default(),
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
             trust_proxy: false,
@@ -382,7 +385,7 @@ pub async fn run_with_metrics(
         reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),
-        accounts: identity::budgets::Accounts::new(&config.public_url),
+        accounts: identity::budgets::Accounts::new(&config.public_url, config.new_player_limit),
     };
     let metrics_router = Router::new()
         .route("/metrics", get(http::metrics))

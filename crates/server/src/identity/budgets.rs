@@ -9,6 +9,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::passwords::Passwords;
+use crate::client_limit::NewPlayerLimit;
 use crate::connections::AddressBudget;
 
 /// Names a login budget remembers before it forgets the idle ones.
@@ -45,7 +46,8 @@ impl NameBudget {
 pub struct Accounts {
     /// The Argon2id pool.
     pub passwords: Passwords,
-    /// New anonymous players per address: 30 at once, then one a minute.
+    /// New anonymous players per address: 30 at once, then one a minute
+    /// (by default: `NewPlayerLimit`).
     pub newcomers: AddressBudget,
     /// Sign-ups per address: 5 at once, then one every 10 minutes.
     pub signups: AddressBudget,
@@ -59,8 +61,9 @@ pub struct Accounts {
 }
 
 impl Accounts {
-    /// The documented budgets, cookies `Secure` when `public_url` is https.
-    pub fn new(public_url: &str) -> Accounts {
+    /// The documented budgets, `new_players` for new anonymous players,
+    /// cookies `Secure` when `public_url` is https.
+    pub fn new(public_url: &str, new_players: NewPlayerLimit) -> Accounts {
         let quota = |burst: u32, every: Duration| {
             Quota::with_period(every)
                 .and_then(|q| std::num::NonZeroU32::new(burst).map(|burst| q.allow_burst(burst)))
@@ -68,7 +71,9 @@ impl Accounts {
         };
         Accounts {
             passwords: Passwords::default(),
-            newcomers: AddressBudget::new(quota(30, Duration::from_secs(60))),
+            newcomers: AddressBudget::new(
+                Quota::per_minute(new_players.per_minute).allow_burst(new_players.burst),
+            ),
             signups: AddressBudget::new(quota(5, Duration::from_secs(600))),
             logins: AddressBudget::new(quota(10, Duration::from_secs(20))),
             login_names: NameBudget::new(quota(10, Duration::from_secs(60))),

@@ -329,3 +329,46 @@ async fn a_closed_account_shows_no_name_and_unknown_players_are_not_found(db: &T
     server.stop().await;
 }
 on_both!(a_closed_account_shows_no_name_and_unknown_players_are_not_found);
+
+async fn a_rated_games_ratings_make_the_chart_and_the_change_each_player_sees(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut herd = Browser::new(&server);
+    let herd_id = herd.me().await.id;
+    let mut tail = Browser::new(&server);
+    let tail_id = tail.me().await.id;
+    let (created, mut host, mut guest) = friend_table(&mut herd, &tail).await;
+    host.play_acked("c3").await;
+    guest.send(&RESIGN).await;
+    assert_eq!(
+        ended(&mut host).await,
+        (Some(Side::Goats), EndReason::Resignation)
+    );
+    // The ratings as the rated games' settlement writes them.
+    execute(
+        db,
+        &format!(
+            "UPDATE games SET rated = 1, host_rating_before = 1500, \
+             host_rating_after = 1512.4, guest_rating_before = 1500.2, \
+             guest_rating_after = 1487.6 WHERE table_id = '{}'",
+            created.table
+        ),
+    )
+    .await;
+
+    let mine: PlayerGames = get_json(&mut herd, &format!("/api/players/{herd_id}/games")).await;
+    let game = &mine.games[0];
+    assert!(game.rated);
+    assert_eq!((game.rating, game.rating_change), (Some(1512), Some(12)));
+    let theirs: PlayerGames = get_json(&mut herd, &format!("/api/players/{tail_id}/games")).await;
+    let game = &theirs.games[0];
+    assert_eq!((game.rating, game.rating_change), (Some(1488), Some(-12)));
+
+    let profile: Profile = get_json(&mut herd, &format!("/api/players/{herd_id}")).await;
+    assert_eq!(profile.history.len(), 1);
+    assert_eq!(profile.history[0].speed, "correspondence");
+    let points: Vec<u32> = profile.history[0].points.iter().map(|p| p.rating).collect();
+    assert_eq!(points, [1512]);
+    assert_eq!(profile.history[0].points[0].at, game.ended);
+    server.stop().await;
+}
+on_both!(a_rated_games_ratings_make_the_chart_and_the_change_each_player_sees);
