@@ -4,7 +4,7 @@
 // browser's own list of the tables it holds by link).
 
 import { t, num, lang } from './i18n.js';
-import { h, localPath, sideName } from './dom.js';
+import { h, sideName } from './dom.js';
 import { onPlayer } from './account.js';
 
 /** @typedef {import('./wire.js').PlayerGame} PlayerGame */
@@ -77,10 +77,12 @@ function opponentText(g) {
  */
 export function gameItem(g) {
   const change = g.rating_change;
+  // The game's page on this page's origin, with its `?board=2`.
+  const url = new URL(g.url, location.href);
   return h(
     'li',
     {},
-    h('a', { class: 'game-link', href: localPath(g.url), text: t('gameAgainst', { opponent: opponentText(g), side: sideName(g.side) }) }),
+    h('a', { class: 'game-link', href: url.pathname + url.search, text: t('gameAgainst', { opponent: opponentText(g), side: sideName(g.side) }) }),
     h('span', { class: 'my-game-result', text: ` · ${t(RESULTS[g.result])} · ${speedName(g.speed)}${g.rated ? '' : ` · ${t('casual')}`} · ${dateText(g.ended)}` }),
     change !== null ? h('span', { class: change >= 0 ? 'rating-up' : 'rating-down', text: ` ${change >= 0 ? '+' : '−'}${num(Math.abs(change))}` }) : null,
   );
