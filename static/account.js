@@ -95,10 +95,23 @@ async function call(method, path, body) {
   return { ok: false, refusal: { field: null, text: key ? t(key) : t('accountFailed') } };
 }
 
+/** @type {() => void} */
+let answered = () => {};
+
+/**
+ * Settles once the page's first `GET /api/me` was answered (or failed):
+ * a table created after it belongs to the browser's player.
+ * @type {Promise<void>}
+ */
+export const playerAsked = new Promise((resolve) => {
+  answered = resolve;
+});
+
 /** Asks the server who this browser plays as. */
 export async function loadPlayer() {
   const answer = await call('GET', '/api/me');
   if (answer.ok) setPlayer(answer.body);
+  answered();
 }
 
 /**

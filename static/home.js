@@ -8,6 +8,7 @@ import { resultText } from './words.js';
 import { sideName } from './dom.js';
 import { TIME_CONTROLS, describeClock } from './clock.js';
 import { RecordedGames } from './playergames.js';
+import { playerAsked } from './account.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').CreateTable} CreateTable */
@@ -326,6 +327,8 @@ export class HomeView {
     this.busy = true;
     this.error = null;
     this.render();
+    // The session's cookie first, so that the table belongs to the player.
+    await playerAsked;
     try {
       const res = await fetch('/api/tables', {
         method: 'POST',
