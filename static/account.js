@@ -36,6 +36,8 @@ export function onPlayer(listener) {
 
 /** @param {Me | null} next */
 function setPlayer(next) {
+  // The same answer again changes nothing (and redraws nothing).
+  if (JSON.stringify(next) === JSON.stringify(me)) return;
   me = next;
   for (const listener of listeners) listener(me);
 }
@@ -148,6 +150,8 @@ export class AccountArea {
   /** @param {boolean} open */
   toggle(open) {
     this.open = open;
+    // What the player is playing may have changed since the page loaded.
+    if (open) loadPlayer();
     this.refusal = null;
     this.done = null;
     if (open && !this.form) this.form = me?.name ? null : 'sign_up';
@@ -167,8 +171,11 @@ export class AccountArea {
       'aria-label': t('accountToggleLabel', { name: label }),
       onclick: () => this.toggle(!this.open),
     }, h('span', { class: 'account-name', text: label }));
+    // A redraw keeps the focus where it was.
+    const focused = this.root.contains(document.activeElement) ? document.activeElement?.id : null;
     if (this.open) this.root.replaceChildren(toggle, this.panel());
     else this.root.replaceChildren(toggle);
+    if (focused) document.getElementById(focused)?.focus();
   }
 
   /** The open panel. */
@@ -180,6 +187,16 @@ export class AccountArea {
       h('a', { href: '/leaderboard', id: 'account-leaderboard', text: t('leaderboardHeading'), onclick: () => this.toggle(false) }),
     );
     const said = this.done ? h('p', { class: 'account-done', role: 'status', text: t(this.done) }) : null;
+    // The tables where the player has a seat and a game goes on: the
+    // session opens the seat there, on any device.
+    const playing = me?.playing.length
+      ? h(
+          'nav',
+          { class: 'account-playing', 'aria-label': t('accountPlaying') },
+          h('p', { text: t('accountPlaying') }),
+          h('ul', {}, ...me.playing.map((g, i) => h('li', {}, h('a', { href: `/t/${encodeURIComponent(g.table)}`, class: 'playing-link', text: t('accountPlayingTable', { n: i + 1 }), onclick: () => this.toggle(false) })))),
+        )
+      : null;
     if (me?.name) {
       const actions = h(
         'p',
@@ -193,6 +210,7 @@ export class AccountArea {
         { class: 'account-panel', id: 'account-panel' },
         h('p', { class: 'account-who', text: t('accountSignedInAs', { name: me.name }) }),
         links,
+        playing,
         actions,
         said,
         this.form === 'password' ? this.passwordForm() : null,
@@ -205,6 +223,7 @@ export class AccountArea {
       { class: 'account-panel', id: 'account-panel' },
       h('p', { class: 'account-who', text: t('accountAnonymousText') }),
       links,
+      playing,
       said,
       this.credentialsForm(signUp),
       h('button', {
@@ -243,6 +262,10 @@ export class AccountArea {
       autocomplete,
       required: true,
       value: this.values[name] ?? '',
+      // What is typed survives a redraw (the player's answer arriving, say).
+      oninput: (e) => {
+        this.values[name] = /** @type {HTMLInputElement} */ (e.target).value;
+      },
       'aria-invalid': wrong ? 'true' : false,
       'aria-describedby': wrong ? `${id}-error` : false,
       ...(name === 'name' ? { maxlength: 20, minlength: 3, spellcheck: 'false', autocapitalize: 'none' } : { minlength: 8 }),

@@ -496,6 +496,8 @@ const en = {
   olderGames: 'Older games',
   recordedGamesHeading: 'My games on my account',
   recordedGamesText: 'Every finished game of your account, on any device.',
+  accountPlaying: 'Your games in progress',
+  accountPlayingTable: 'Game {n}: back to your seat',
 };
 
 /** @type {Record<keyof typeof en, string>} */
@@ -981,6 +983,8 @@ const ne = {
   olderGames: 'पुराना खेल',
   recordedGamesHeading: 'मेरो खातामा मेरा खेल',
   recordedGamesText: 'कुनै पनि यन्त्रमा खेलिएका तपाईंको खाताका सबै सकिएका खेल।',
+  accountPlaying: 'चलिरहेका तपाईंका खेल',
+  accountPlayingTable: 'खेल {n}: आफ्नो सिटमा फर्कनुहोस्',
 };
 
 /** @typedef {keyof typeof en} StringKey */

@@ -1,7 +1,7 @@
 // Accounts on the page, in Chromium against the real server: the header's
 // account area (sign up with the server's field errors next to the field,
 // log out, log in on a second browser), a seat taken before signing up
-// found again by the session alone, the profile listing the finished game,
+// found again by the session alone (the panel links to it), the profile listing the finished game,
 // "My games" from the server, the leaderboard; axe on the new views and a
 // 320 px phone.
 import { test, before, after } from 'node:test';
@@ -77,7 +77,12 @@ test('sign up, log out, log in on a second browser and find the seat of a table 
   await second.page.locator('#show-log-in').click();
   await sendCredentials(second.page, 'log-in', 'goatherd');
   await waitText(second.page, '#account-toggle', 'GoatHerd');
-  await second.page.goto(`${server.url}/t/${encodeURIComponent(table)}`);
+  // The panel lists the game in progress; its link has no secret in it.
+  const back = second.page.locator('.account-playing .playing-link');
+  await back.waitFor();
+  assert.equal(await back.getAttribute('href'), `/t/${encodeURIComponent(table)}`);
+  await back.click();
+  await second.page.waitForURL(`${server.url}/t/${encodeURIComponent(table)}`);
   await second.page.locator('#resign').waitFor();
   await playByMouse(second.page, 'c3');
   await waitPlies(guest.page, 1);
