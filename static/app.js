@@ -2,16 +2,19 @@
 // `/t/{id}` a table, with the capability in the fragment (`#seat=`,
 // `#invite=`, `#watch=`), `/t/{id}/games/{n}` one game and its review,
 // `/analysis` the analysis board, `/puzzles` the puzzles, `/mistakes` a
-// reviewed game's marked moves as exercises, `/learn` the rules. Each view
-// lives in its own module and fills `<main>`; the board component
-// (board.js) is the one place that draws a board. The home view comes with
-// the page and is drawn at once; every other view's module is loaded when
-// the view is first opened (`import()`), so the home page downloads only
-// what it draws.
+// reviewed game's marked moves as exercises, `/learn` the rules, `/tv` the
+// best lobby game in play, `/@/{name}` and `/player/{id}` a player's
+// profile, `/leaderboard/{speed}` the best players. The header's account
+// area (account.js) is on every view. Each view lives in its own module and
+// fills `<main>`; the board component (board.js) is the one place that
+// draws a board. The home view comes with the page and is drawn at once;
+// every other view's module is loaded when the view is first opened
+// (`import()`), so the home page downloads only what it draws.
 
 import { t, setLang, lang } from './i18n.js';
 import { savedLang, saveLang } from './storage.js';
 import { HomeView } from './home.js';
+import { AccountArea, loadPlayer } from './account.js';
 
 /** @typedef {import('./i18n.js').Lang} Lang */
 
@@ -36,7 +39,7 @@ let routing = 0;
  * @returns {(() => View) | Promise<() => View>}
  */
 function viewFor(path) {
-  const home = !/^\/(t\/|learn$|analysis$|tv$|puzzles$|mistakes$)/.test(path);
+  const home = !/^\/(t\/|learn$|analysis$|tv$|puzzles$|mistakes$|@\/|player\/|leaderboard)/.test(path);
   return home ? () => new HomeView(navigate) : loadView(path);
 }
 
@@ -55,6 +58,19 @@ async function loadView(path) {
   if (game) {
     const { GameView } = await import('./game.js');
     return () => new GameView(decodeURIComponent(game[1]), Number(game[2]), navigate);
+  }
+  // Profiles and the leaderboard.
+  const named = path.match(/^\/@\/([^/]+)\/?$/);
+  const player = path.match(/^\/player\/([^/]+)\/?$/);
+  if (named || player) {
+    const { ProfileView } = await import('./profile.js');
+    const who = named ? { name: decodeURIComponent(named[1]) } : { id: decodeURIComponent(/** @type {RegExpMatchArray} */ (player)[1]) };
+    return () => new ProfileView(who, navigate);
+  }
+  const board = path.match(/^\/leaderboard(?:\/([a-z]+))?\/?$/);
+  if (board) {
+    const { LeaderboardView } = await import('./leaderboard.js');
+    return () => new LeaderboardView(board[1] ?? 'blitz', navigate);
   }
   if (path === '/learn') {
     const { LearnView } = await import('./learn.js');
@@ -134,10 +150,14 @@ function applyLang(l) {
   if (skip) skip.textContent = t('skipToBoard');
 }
 
+const accountRoot = document.getElementById('account');
+const account = accountRoot ? new AccountArea(accountRoot) : null;
+
 langButton.addEventListener('click', () => {
   const next = lang() === 'en' ? 'ne' : 'en';
   saveLang(next);
   applyLang(next);
+  account?.render();
   view?.render();
 });
 
@@ -147,4 +167,6 @@ function initialLang() {
 }
 
 applyLang(initialLang());
+// Who this browser plays as; a first visit gets its player and cookie here.
+loadPlayer();
 route();

@@ -8,6 +8,8 @@ import { resultText } from './words.js';
 import { sideName } from './dom.js';
 import { TIME_CONTROLS, describeClock } from './clock.js';
 import { LobbySection } from './lobby.js';
+import { RecordedGames } from './playergames.js';
+import { playerAsked } from './account.js';
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').CreateTable} CreateTable */
@@ -39,10 +41,13 @@ export class HomeView {
     this.busy = false;
     /** Strangers meet here: the pools and the open challenges. */
     this.lobby = new LobbySection(navigate);
+    /** "My games" as the server records them, for a player with an account. */
+    this.recorded = new RecordedGames();
   }
 
   destroy() {
     this.lobby.destroy();
+    this.recorded.destroy();
   }
 
   render() {
@@ -232,6 +237,7 @@ export class HomeView {
     );
 
     const again = focusKey(document.activeElement);
+    this.recorded.render();
     mainElement().replaceChildren(
       h(
         'section',
@@ -250,6 +256,7 @@ export class HomeView {
           h('a', { href: '/puzzles', id: 'puzzles-link', text: t('puzzlesLink') }),
         ),
         tables.length ? null : this.renderMyGames(tables),
+        this.recorded.element,
       ),
     );
     // A redraw (an opponent chosen with the arrow keys, the form sent)
@@ -326,6 +333,8 @@ export class HomeView {
     this.busy = true;
     this.error = null;
     this.render();
+    // The session's cookie first, so that the table belongs to the player.
+    await playerAsked;
     try {
       const res = await fetch('/api/tables', {
         method: 'POST',

@@ -57,7 +57,7 @@ export class TableView {
     const stored = loadSeat(table);
     /** @type {string | null} the capability this page joins with */
     this.token = null;
-    /** @type {'seat' | 'invite' | 'watch' | null} */
+    /** @type {'seat' | 'invite' | 'watch' | 'session' | null} */
     this.tokenKind = null;
     const seat = frag.get('seat');
     const invite = frag.get('invite');
@@ -79,6 +79,10 @@ export class TableView {
     } else if (stored) {
       this.token = stored.secret;
       this.tokenKind = 'seat';
+    } else {
+      // No link: the browser's session (its cookie) may hold a seat here,
+      // taken on another device or before this browser forgot its link.
+      this.tokenKind = 'session';
     }
     // Without a link, the page joins with the browser's session: its
     // player's own seat (a table the lobby made, or one it took with a
@@ -110,8 +114,7 @@ export class TableView {
     this.socket = new TableSocket({
       hello: () => {
         /** @type {ClientMessage} */
-        const hello = { type: 'hello', table: this.table };
-        if (this.token) hello.token = this.token;
+        const hello = this.token ? { type: 'hello', table: this.table, token: this.token } : { type: 'hello', table: this.table };
         if (this.s.version !== null) hello.since = this.s.version;
         return hello;
       },
@@ -214,8 +217,8 @@ export class TableView {
       case 'error': {
         if (s.fatal) {
           this.socket.stop();
-          // Without a link, a session that opens nothing here is no seat.
-          if (!this.token && s.fatal === 'invalid_token') this.s = { ...s, fatal: 'no_seat' };
+          // The session holds no seat here: as without a link.
+          if (this.tokenKind === 'session' && s.fatal === 'invalid_token') this.s = { ...s, fatal: 'no_seat' };
           else if (s.fatal === 'invalid_token' || s.fatal === 'unknown_table') forgetSeat(this.table);
           this.render();
           return;

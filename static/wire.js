@@ -88,6 +88,92 @@
  */
 
 /**
+ * Games won, drawn and lost with one side.
+ * @typedef {object} SideRecord
+ * @property {Side} side
+ * @property {number} won
+ * @property {number} drawn
+ * @property {number} lost
+ */
+
+/**
+ * The rating after one rated game.
+ * @typedef {object} RatingPoint
+ * @property {number} at milliseconds since the epoch
+ * @property {number} rating
+ */
+
+/**
+ * A player's rating over time in one speed class, oldest first.
+ * @typedef {object} RatingHistory
+ * @property {string} speed
+ * @property {RatingPoint[]} points
+ */
+
+/**
+ * `GET /api/players/{id}`: a player's profile.
+ * @typedef {object} Profile
+ * @property {string} id
+ * @property {string | null} name
+ * @property {number} created
+ * @property {boolean} closed
+ * @property {RatingView[]} ratings
+ * @property {SideRecord[]} record
+ * @property {RatingHistory[]} history
+ */
+
+/**
+ * Who played the other side of a game.
+ * @typedef {{kind: 'player', id: string, name: string | null}
+ *   | {kind: 'computer', level: number | null}
+ *   | {kind: 'link'}} GameOpponent
+ */
+
+/**
+ * One finished game, as its player sees it.
+ * @typedef {object} PlayerGame
+ * @property {string} table
+ * @property {number} game
+ * @property {number} [board]
+ * @property {Side} side
+ * @property {GameOpponent} opponent
+ * @property {'won' | 'drawn' | 'lost' | 'aborted'} result
+ * @property {ResultReason} reason
+ * @property {number} plies
+ * @property {string} speed
+ * @property {boolean} rated
+ * @property {number | null} rating
+ * @property {number | null} rating_change
+ * @property {number} ended
+ * @property {string} url
+ */
+
+/**
+ * `GET /api/players/{id}/games`: one page of a player's games, newest first.
+ * @typedef {object} PlayerGames
+ * @property {PlayerGame[]} games
+ * @property {string | null} next
+ */
+
+/**
+ * A player on a leaderboard.
+ * @typedef {object} LeaderboardEntry
+ * @property {number} rank
+ * @property {string} id
+ * @property {string} name
+ * @property {number} rating
+ * @property {number} deviation
+ * @property {number} games
+ */
+
+/**
+ * `GET /api/leaderboard/{speed}`.
+ * @typedef {object} Leaderboard
+ * @property {string} speed
+ * @property {LeaderboardEntry[]} players
+ */
+
+/**
  * `POST /api/account` and `POST /api/session` bodies.
  * @typedef {object} AccountCredentials
  * @property {string} name

@@ -39,6 +39,9 @@ const TYPES = [
   ['http.puzzle_moves', 'PuzzleMoves'],
   ['http.puzzle_answer.', 'PuzzleAnswer'],
   ['http.puzzle', 'PuzzleView'],
+  ['http.profile', 'Profile'],
+  ['http.player_games', 'PlayerGames'],
+  ['http.leaderboard', 'Leaderboard'],
 ];
 
 /** @param {string} dir */

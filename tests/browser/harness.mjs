@@ -34,6 +34,8 @@ export async function startServer(opts = {}) {
     '--static-dir', join(ROOT, 'static'),
     // The page's tests play without the tablebase: building it takes a minute.
     '--no-tablebase',
+    // Every test browser is a new player from 127.0.0.1.
+    '--new-player-burst', '100000',
   ];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' } });
   let stderr = '';

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use baghchal_server::client_limit::{AnalysisLimit, TableLimit};
+use baghchal_server::client_limit::{AnalysisLimit, NewPlayerLimit, TableLimit};
 use baghchal_server::cluster::ClusterConfig;
 use baghchal_server::connections::{self, Limits};
 use baghchal_server::identity::budgets::AccountLimits;
@@ -78,10 +78,6 @@ pub struct Args {
     /// `hello`s one client address may send per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_HELLOS_PER_MINUTE", default_value_t = Limits::default().hellos_per_minute)]
     hellos_per_minute: NonZeroU32,
-    /// New anonymous players one client address may be given at once
-    /// (then one a minute).
-    #[arg(long, env = "BAGHCHAL_NEW_PLAYER_BURST", default_value_t = AccountLimits::default().new_player_burst)]
-    new_player_burst: NonZeroU32,
     /// Sign-ups one client address may make at once (then one every 10
     /// minutes).
     #[arg(long, env = "BAGHCHAL_SIGNUP_BURST", default_value_t = AccountLimits::default().signup_burst)]
@@ -96,6 +92,14 @@ pub struct Args {
     /// Tables one client address may create per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
     tables_per_minute: NonZeroU32,
+    /// New anonymous players (first visits) one client address may be
+    /// given at once.
+    #[arg(long, env = "BAGHCHAL_NEW_PLAYER_BURST", default_value_t = NewPlayerLimit::default().burst)]
+    new_player_burst: NonZeroU32,
+    /// New anonymous players one client address may be given per minute
+    /// (after its burst).
+    #[arg(long, env = "BAGHCHAL_NEW_PLAYERS_PER_MINUTE", default_value_t = NewPlayerLimit::default().per_minute)]
+    new_players_per_minute: NonZeroU32,
     /// Post-game analyses one client address may have computed at once.
     #[arg(long, env = "BAGHCHAL_ANALYSIS_BURST", default_value_t = AnalysisLimit::default().burst)]
     analysis_burst: NonZeroU32,
@@ -214,6 +218,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             burst: args.table_burst,
             per_minute: args.tables_per_minute,
         };
+        config.new_player_limit = NewPlayerLimit {
+            burst: args.new_player_burst,
+            per_minute: args.new_players_per_minute,
+        };
         config.analysis_limit = AnalysisLimit {
             burst: args.analysis_burst,
             per_hour: args.analyses_per_hour,
@@ -221,7 +229,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         config.trust_proxy = args.trust_proxy;
         config.account_limits = AccountLimits {
-            new_player_burst: args.new_player_burst,
             signup_burst: args.signup_burst,
         };
         config.static_dir = args.static_dir;

@@ -14,8 +14,10 @@
 
 mod lobby;
 mod players;
+mod profiles;
 pub use lobby::*;
 pub use players::*;
+pub use profiles::*;
 
 use serde::{Deserialize, Serialize};
 

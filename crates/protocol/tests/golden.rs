@@ -1421,6 +1421,168 @@ fn examples() -> Vec<Example> {
         ),
         example("server.pong", ServerMessage::Pong),
     ]
+    .into_iter()
+    .chain(profile_examples(public, table))
+    .collect()
+}
+
+/// Profiles, a player's games and the leaderboard.
+fn profile_examples(public: &str, table: &str) -> Vec<Example> {
+    let player = "Jq3vX9mKp2LwTz8RbN4cYe";
+    let opponent = "Vb8nT2xQw5RyKp3LmZc7Hd";
+    vec![
+        example(
+            "http.profile",
+            Profile {
+                id: player.into(),
+                name: Some("GoatHerd".into()),
+                created: 1_796_428_800_000,
+                closed: false,
+                ratings: vec![RatingView {
+                    speed: "blitz".into(),
+                    rating: 1623,
+                    deviation: 74,
+                    provisional: false,
+                    games: 31,
+                }],
+                record: vec![
+                    SideRecord {
+                        side: Side::Goats,
+                        won: 9,
+                        drawn: 4,
+                        lost: 6,
+                    },
+                    SideRecord {
+                        side: Side::Tigers,
+                        won: 8,
+                        drawn: 1,
+                        lost: 3,
+                    },
+                ],
+                history: vec![RatingHistory {
+                    speed: "blitz".into(),
+                    points: vec![
+                        RatingPoint {
+                            at: 1_796_515_200_000,
+                            rating: 1611,
+                        },
+                        RatingPoint {
+                            at: 1_796_601_600_000,
+                            rating: 1623,
+                        },
+                    ],
+                }],
+            },
+        ),
+        example(
+            "http.profile.closed",
+            Profile {
+                id: player.into(),
+                name: None,
+                created: 1_796_428_800_000,
+                closed: true,
+                ratings: vec![],
+                record: vec![
+                    SideRecord {
+                        side: Side::Goats,
+                        won: 0,
+                        drawn: 0,
+                        lost: 1,
+                    },
+                    SideRecord {
+                        side: Side::Tigers,
+                        won: 0,
+                        drawn: 0,
+                        lost: 0,
+                    },
+                ],
+                history: vec![],
+            },
+        ),
+        example(
+            "http.player_games",
+            PlayerGames {
+                games: vec![
+                    PlayerGame {
+                        table: table.into(),
+                        game: 2,
+                        board: None,
+                        side: Side::Tigers,
+                        opponent: GameOpponent::Player {
+                            id: opponent.into(),
+                            name: Some("TigerTail".into()),
+                        },
+                        result: PlayerResult::Won,
+                        reason: EndReason::CaptureTarget,
+                        plies: 57,
+                        speed: "blitz".into(),
+                        rated: true,
+                        rating: Some(1623),
+                        rating_change: Some(12),
+                        ended: 1_796_601_600_000,
+                        url: format!("{public}/t/{table}/games/2"),
+                    },
+                    PlayerGame {
+                        table: "Hk4mW8pZ2sQx6tRv0nYb3c".into(),
+                        game: 1,
+                        board: Some(2),
+                        side: Side::Goats,
+                        opponent: GameOpponent::Computer { level: Some(1200) },
+                        result: PlayerResult::Drawn,
+                        reason: EndReason::PlyLimit,
+                        plies: 400,
+                        speed: "correspondence".into(),
+                        rated: false,
+                        rating: None,
+                        rating_change: None,
+                        ended: 1_796_515_200_000,
+                        url: format!("{public}/t/Hk4mW8pZ2sQx6tRv0nYb3c/games/1?board=2"),
+                    },
+                    PlayerGame {
+                        table: "Pw2xN7kR4mTz9sLc1vBq8d".into(),
+                        game: 1,
+                        board: None,
+                        side: Side::Goats,
+                        opponent: GameOpponent::Link,
+                        result: PlayerResult::Aborted,
+                        reason: EndReason::Aborted,
+                        plies: 0,
+                        speed: "correspondence".into(),
+                        rated: false,
+                        rating: None,
+                        rating_change: None,
+                        ended: 1_796_428_900_000,
+                        url: format!("{public}/t/Pw2xN7kR4mTz9sLc1vBq8d/games/1"),
+                    },
+                ],
+                next: Some("1796428900000.Pw2xN7kR4mTz9sLc1vBq8d.1.1".into()),
+            },
+        ),
+        example(
+            "http.leaderboard",
+            Leaderboard {
+                speed: "blitz".into(),
+                players: vec![
+                    LeaderboardEntry {
+                        rank: 1,
+                        id: opponent.into(),
+                        name: "TigerTail".into(),
+                        rating: 1874,
+                        deviation: 61,
+                        games: 140,
+                    },
+                    LeaderboardEntry {
+                        rank: 2,
+                        id: player.into(),
+                        name: "GoatHerd".into(),
+                        rating: 1623,
+                        deviation: 74,
+                        games: 31,
+                    },
+                ],
+            },
+        ),
+    ]
 }
 
 #[test]

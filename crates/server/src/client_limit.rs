@@ -30,6 +30,27 @@ impl Default for TableLimit {
     }
 }
 
+/// The budget of new anonymous players one client address may be given
+/// (each browser's first visit makes one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewPlayerLimit {
+    /// New players an address may be given at once.
+    pub burst: NonZeroU32,
+    /// New players an address may be given per minute once the burst is
+    /// spent.
+    pub per_minute: NonZeroU32,
+}
+
+impl Default for NewPlayerLimit {
+    /// 30 at once, then one a minute.
+    fn default() -> NewPlayerLimit {
+        NewPlayerLimit {
+            burst: NonZeroU32::new(30).unwrap_or(NonZeroU32::MIN),
+            per_minute: NonZeroU32::MIN,
+        }
+    }
+}
+
 /// The budget of post-game analyses one client address may have computed
 /// (one served from storage, or computed for someone else, costs nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

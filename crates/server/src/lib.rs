@@ -94,6 +94,8 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// The table-creation budget of one client address.
     pub table_limit: client_limit::TableLimit,
+    /// The new anonymous players one client address may be given.
+    pub new_player_limit: client_limit::NewPlayerLimit,
     /// The post-game analyses one client address may have computed.
     pub analysis_limit: client_limit::AnalysisLimit,
     /// Caps on connections and websockets, their deadlines, and the
@@ -133,6 +135,7 @@ impl Config {
             liveness: ws::Liveness::default(),
             allow_origins: Vec::new(),
             table_limit: client_limit::TableLimit::default(),
+            new_player_limit: client_limit::NewPlayerLimit::default(),
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
             account_limits: identity::budgets::AccountLimits::default(),
@@ -232,6 +235,11 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
             "/api/puzzles/{id}/moves",
             post(http::puzzles::moves).layer(DefaultBodyLimit::max(http::puzzles::MAX_PUZZLE_BODY)),
         )
+        // Profiles and the leaderboard.
+        .route("/api/players/{id}", get(http::profiles::by_id))
+        .route("/api/players/{id}/games", get(http::profiles::games))
+        .route("/api/players/by-name/{name}", get(http::profiles::by_name))
+        .route("/api/leaderboard/{speed}", get(http::profiles::leaderboard))
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
@@ -404,7 +412,11 @@ pub async fn run_with_metrics(
         reviews: single_flight::SingleFlight::default(),
         computer,
         tablebase: config.tablebase.clone(),
-        accounts: identity::budgets::Accounts::new(&config.public_url, config.account_limits),
+        accounts: identity::budgets::Accounts::new(
+            &config.public_url,
+            config.new_player_limit,
+            config.account_limits,
+        ),
         lobby: lobby.clone(),
         lobby_channels: connections::Gate::new(
             config.limits.max_websockets,

@@ -77,10 +77,18 @@ static INDEX: LazyLock<Option<(String, String)>> = LazyLock::new(|| {
 
 /// The page's own views besides `/` and `/t/{table}`, each answered with
 /// `index.html` (the page routes itself).
-const VIEWS: [&str; 5] = ["/analysis", "/learn", "/tv", "/puzzles", "/mistakes"];
+const VIEWS: [&str; 6] = [
+    "/analysis",
+    "/learn",
+    "/tv",
+    "/puzzles",
+    "/mistakes",
+    "/leaderboard",
+];
 
 /// The routes of the page: `/`, its views, `/t/{table}` and
-/// `/t/{table}/games/{game}` (the page, for a table id only) and every
+/// `/t/{table}/games/{game}` (the page, for a table id only), a profile
+/// (`/@/{name}`, `/player/{id}`), a leaderboard (`/leaderboard/{speed}`) and every
 /// file of the page by its name. From `dir` when given, else from the
 /// binary.
 pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S> {
@@ -104,6 +112,9 @@ pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S>
                 })
                 .route("/t/{table}", table())
                 .route("/t/{table}/games/{game}", table())
+                .route("/@/{name}", table())
+                .route("/player/{id}", table())
+                .route("/leaderboard/{speed}", table())
                 .route(
                     "/v/{version}/{*name}",
                     get(
@@ -136,7 +147,10 @@ pub fn router<S: Clone + Send + Sync + 'static>(dir: Option<&Path>) -> Router<S>
                     |r, view| r.route_service(view, index.clone()),
                 )
                 .route("/t/{table}", table(index.clone()))
-                .route("/t/{table}/games/{game}", table(index))
+                .route("/t/{table}/games/{game}", table(index.clone()))
+                .route("/@/{name}", table(index.clone()))
+                .route("/player/{id}", table(index.clone()))
+                .route("/leaderboard/{speed}", table(index))
                 .fallback_service(ServeDir::new(dir))
         }
     };
@@ -148,6 +162,15 @@ fn is_table_path(params: &[(String, String)]) -> bool {
     params.iter().all(|(name, value)| match name.as_str() {
         "table" => token::is_table_id(value),
         "game" => value.parse::<u32>().is_ok_and(|n| n >= 1),
+        // A profile's and a leaderboard's addresses.
+        "id" => token::is_table_id(value),
+        "name" => {
+            (3..=20).contains(&value.len())
+                && value
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        }
+        "speed" => value.parse::<baghchal_rating::Speed>().is_ok(),
         _ => false,
     })
 }

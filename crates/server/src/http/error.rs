@@ -42,6 +42,9 @@ pub enum HttpError {
     /// No such table or game.
     #[error("not found")]
     NotFound,
+    /// No such player or speed class: what was not found.
+    #[error("no such {0}")]
+    Unknown(&'static str),
     /// The game is still being played: it cannot be analysed yet.
     #[error("the game is not over")]
     GameNotOver,
@@ -150,6 +153,11 @@ impl HttpError {
             HttpError::InvalidField { field, message } => {
                 (ApiErrorCode::InvalidField, Some(field), message)
             }
+            HttpError::Unknown(what) => (
+                ApiErrorCode::NotFound,
+                None,
+                format!("there is no such {what}"),
+            ),
             HttpError::NotFound => (
                 ApiErrorCode::NotFound,
                 None,

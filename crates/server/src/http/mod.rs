@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod error;
 pub mod lobby;
 pub mod notation;
+pub mod profiles;
 pub mod puzzles;
 pub mod request;
 

@@ -9,6 +9,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::passwords::Passwords;
+use crate::client_limit::NewPlayerLimit;
 use crate::connections::AddressBudget;
 
 /// Names a login budget remembers before it forgets the idle ones.
@@ -40,12 +41,10 @@ impl NameBudget {
     }
 }
 
-/// The bursts of the identity budgets that an operator may set.
+/// The burst of sign-ups an operator may set (new players have their
+/// own, [`NewPlayerLimit`]).
 #[derive(Clone, Copy, Debug)]
 pub struct AccountLimits {
-    /// New anonymous players one address may be given at once (then one
-    /// a minute).
-    pub new_player_burst: std::num::NonZeroU32,
     /// Sign-ups one address may make at once (then one every 10 minutes).
     pub signup_burst: std::num::NonZeroU32,
 }
@@ -53,7 +52,6 @@ pub struct AccountLimits {
 impl Default for AccountLimits {
     fn default() -> AccountLimits {
         AccountLimits {
-            new_player_burst: nonzero(30),
             signup_burst: nonzero(5),
         }
     }
@@ -64,8 +62,8 @@ impl Default for AccountLimits {
 pub struct Accounts {
     /// The Argon2id pool.
     pub passwords: Passwords,
-    /// New anonymous players per address: 30 at once (by default), then
-    /// one a minute.
+    /// New anonymous players per address: 30 at once, then one a minute
+    /// (by default: `NewPlayerLimit`).
     pub newcomers: AddressBudget,
     /// Sign-ups per address: 5 at once (by default), then one every 10
     /// minutes.
@@ -80,9 +78,9 @@ pub struct Accounts {
 }
 
 impl Accounts {
-    /// The documented budgets with `limits`' bursts, cookies `Secure` when
-    /// `public_url` is https.
-    pub fn new(public_url: &str, limits: AccountLimits) -> Accounts {
+    /// The documented budgets, `new_players` for new anonymous players and
+    /// `limits`' bursts, cookies `Secure` when `public_url` is https.
+    pub fn new(public_url: &str, new_players: NewPlayerLimit, limits: AccountLimits) -> Accounts {
         let quota = |burst: u32, every: Duration| {
             Quota::with_period(every)
                 .and_then(|q| std::num::NonZeroU32::new(burst).map(|burst| q.allow_burst(burst)))
@@ -90,10 +88,9 @@ impl Accounts {
         };
         Accounts {
             passwords: Passwords::default(),
-            newcomers: AddressBudget::new(quota(
-                limits.new_player_burst.get(),
-                Duration::from_secs(60),
-            )),
+            newcomers: AddressBudget::new(
+                Quota::per_minute(new_players.per_minute).allow_burst(new_players.burst),
+            ),
             signups: AddressBudget::new(quota(limits.signup_burst.get(), Duration::from_secs(600))),
             logins: AddressBudget::new(quota(10, Duration::from_secs(20))),
             login_names: NameBudget::new(quota(10, Duration::from_secs(60))),

@@ -109,6 +109,7 @@ mod games;
 mod lobby;
 mod ownership;
 mod players;
+mod profiles;
 mod ratings;
 mod rows;
 mod settle;
@@ -119,6 +120,9 @@ use games::GameColumns;
 pub use games::StoredGame;
 pub use lobby::{ChallengeRow, Consumes, LiveTable, Pairing, PoolEntry, MAX_CHALLENGES_PER_PLAYER};
 pub use players::{Credentials, Naming, PlayerRow, Seat, MAX_PLAYING};
+pub use profiles::{
+    GamesCursor, LeaderRow, PlayedGame, ProfileRow, RatedPoint, RecordBySide, SideCounts,
+};
 pub use ratings::StoredRating;
 pub use rows::ClockColumns;
 use rows::{RawTable, TABLE_COLUMNS};

@@ -25,6 +25,7 @@ mod notation;
 mod offers;
 mod page;
 mod players;
+mod profiles;
 mod reconnect;
 mod replay;
 mod secrets;
