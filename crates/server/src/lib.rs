@@ -97,9 +97,9 @@ pub struct Config {
     /// Caps on connections and websockets, their deadlines, and the
     /// budgets of `hello`s and control frames.
     pub limits: connections::Limits,
-    /// Whether a proxy in front sets `X-Forwarded-For` (the client's
-    /// address is then the last one in it).
-    pub trust_proxy: bool,
+    /// The proxies in front whose `X-Forwarded-For` is believed (the
+    /// client's address is then the last one in it).
+    pub trusted_proxies: client_limit::TrustedProxies,
     /// The tablebase, read or built in the background while serving (off
     /// by default; the computer sees it through a
     /// [`tablebase::LiveEngine`] bot).
@@ -131,7 +131,7 @@ impl Config {
             table_limit: client_limit::TableLimit::default(),
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
-            trust_proxy: false,
+            trusted_proxies: client_limit::TrustedProxies::none(),
             tablebase: TablebaseSlot::off(),
             cluster: None,
             clock: Arc::new(time::SystemClock::new()),
@@ -212,7 +212,7 @@ async fn websocket(
     if !state.origins.admits(&headers) {
         return http::error::HttpError::ForbiddenOrigin.into_response();
     }
-    let address = client_limit::client_address(peer, &headers, state.trust_proxy);
+    let address = client_limit::client_address(peer, &headers, &state.trusted_proxies);
     let pass = match state.websockets.enter(Some(address)) {
         Ok(pass) => pass,
         Err(refusal) => {
@@ -338,7 +338,7 @@ pub async fn run_with_metrics(
         liveness: config.liveness,
         origins,
         creation_limit: client_limit::CreationLimit::new(config.table_limit),
-        trust_proxy: config.trust_proxy,
+        trusted_proxies: config.trusted_proxies.clone(),
         websockets: connections::Gate::new(
             config.limits.max_websockets,
             config.limits.websockets_per_address,
@@ -396,7 +396,7 @@ pub async fn run_with_metrics(
             config.limits.max_connections,
             config.limits.connections_per_address,
         ),
-        per_address: !config.trust_proxy,
+        proxies: config.trusted_proxies.clone(),
         header_timeout: config.limits.header_timeout,
     };
     listen::serve(listener, router, admission, stop, token.clone()).await;

@@ -78,7 +78,13 @@ impl Setup {
 
     /// Starts node `node`, reaching NATS at `nats_url`.
     pub async fn start_via(&self, node: &str, nats_url: &str) -> Server {
-        Server::start(&[
+        Server::spawn(self.command(node, nats_url, &[])).await
+    }
+
+    /// The command of node `node`, reaching NATS at `nats_url`, with
+    /// `extra` arguments (its NATS credentials, say), not yet started.
+    pub fn command(&self, node: &str, nats_url: &str, extra: &[&str]) -> tokio::process::Command {
+        let mut command = Server::command(&[
             "--database-url",
             &self.database_url,
             "--nats-url",
@@ -89,8 +95,9 @@ impl Setup {
             node,
             "--lease",
             LEASE,
-        ])
-        .await
+        ]);
+        command.args(extra);
+        command
     }
 
     /// Three nodes: `a`, `b` and `c`.

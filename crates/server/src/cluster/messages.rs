@@ -8,9 +8,10 @@ use crate::table::conn::{ConnId, Member};
 use baghchal_table::play::Intent;
 
 /// A socket as the node that holds it names it: the node and its key
-/// there. The owner answers a request only for a socket that joined
-/// through it, so a socket can never act through a connection id that
-/// another owner gave out.
+/// there, drawn at random (64 bits) so that no one can guess another
+/// socket's. The owner answers a request only for the node and key that
+/// joined through it, so a socket can never act through a connection id
+/// that another owner gave out, nor through another socket's seat.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct Holder {
     pub(super) node: String,
@@ -23,10 +24,15 @@ pub(super) struct Holder {
 pub(super) enum Request {
     /// Whether the owner answers at all.
     Probe,
+    /// A socket's `hello`. No token crosses NATS: the holder sends the
+    /// hash of the token presented (SHA-256, hex), and the hash of a
+    /// fresh secret it keeps for the guest's seat in case this join
+    /// claims it (see [`crate::table::LocalTable::join_hashed`]).
     Join {
         node: String,
         key: u64,
-        token: String,
+        token_hash: String,
+        claim_hash: String,
         since: Option<u64>,
     },
     Leave {

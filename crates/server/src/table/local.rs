@@ -8,11 +8,17 @@ use tokio::sync::{mpsc, oneshot};
 use baghchal_table::play::Intent;
 
 use super::conn::{ConnId, Member, Outbox, TableClosed};
+use crate::token::TokenHash;
 
 pub(super) enum Command {
     Join {
         conn: ConnId,
-        token: String,
+        /// The hash of the token presented.
+        token: TokenHash,
+        /// The hash of the secret the guest's seat gets if this join
+        /// claims it (a relayed join: the socket's node keeps the secret);
+        /// `None` draws a fresh secret here.
+        claim: Option<TokenHash>,
         since: Option<u64>,
         outbox: Outbox,
         respond_to: oneshot::Sender<Result<Member, wire::ErrorCode>>,
@@ -71,11 +77,29 @@ impl LocalTable {
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
+        self.join_hashed(conn, TokenHash::of(&token), None, since, outbox)
+            .await
+    }
+
+    /// [`LocalTable::join`] for a socket held by another node, which sends
+    /// only the hash of the token presented, and the hash of the secret
+    /// the guest's seat gets if the join claims it: the welcome then
+    /// carries that hash where the secret goes, and the socket's node puts
+    /// the secret in its place. No token crosses between nodes.
+    pub async fn join_hashed(
+        &self,
+        conn: ConnId,
+        token: TokenHash,
+        claim: Option<TokenHash>,
+        since: Option<u64>,
+        outbox: Outbox,
+    ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
         let (respond_to, rx) = oneshot::channel();
         self.tx
             .send(Command::Join {
                 conn,
                 token,
+                claim,
                 since,
                 outbox,
                 respond_to,

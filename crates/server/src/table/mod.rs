@@ -355,11 +355,12 @@ impl Table {
             Command::Join {
                 conn,
                 token,
+                claim,
                 since,
                 outbox,
                 respond_to,
             } => {
-                let result = self.join(conn, &token, since, outbox).await;
+                let result = self.join(conn, &token, claim, since, outbox).await;
                 let _ = respond_to.send(result);
             }
             Command::Leave { conn } => self.leave(conn).await,

@@ -22,23 +22,33 @@ impl Table {
     pub(super) async fn join(
         &mut self,
         conn: ConnId,
-        token: &str,
+        token: &TokenHash,
+        claim: Option<TokenHash>,
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Member, wire::ErrorCode> {
-        let key = TokenHash::of(token).key();
+        let key = token.clone().key();
         let mut claimed = None;
         let member = match self.seats.admit(&key, &self.options, &self.boards)? {
             Admission::Seated(player) => Member::Player(player),
             Admission::ClaimsGuest => {
-                let secret = Token::generate().map_err(|e| {
-                    tracing::error!(error = %e, "no random bytes");
-                    wire::ErrorCode::Internal
-                })?;
+                // The seat's secret: its hash, and what the welcome carries
+                // (the secret, or for a relayed join its hash, which the
+                // socket's node replaces by the secret it keeps).
+                let (hash, secret) = match claim {
+                    Some(hash) => (hash.clone(), hash.as_str().to_owned()),
+                    None => {
+                        let token = Token::generate().map_err(|e| {
+                            tracing::error!(error = %e, "no random bytes");
+                            wire::ErrorCode::Internal
+                        })?;
+                        (token.hash(), token.as_str().to_owned())
+                    }
+                };
                 match self
                     .context
                     .storage
-                    .claim_guest_seat(&self.id, &secret.hash(), self.tenure.epoch)
+                    .claim_guest_seat(&self.id, &hash, self.tenure.epoch)
                     .await
                 {
                     Ok(true) => {}
@@ -52,7 +62,7 @@ impl Table {
                         return Err(wire::ErrorCode::Internal);
                     }
                 }
-                self.seats.seat_guest(secret.hash().key());
+                self.seats.seat_guest(hash.key());
                 tracing::info!(conn_id = conn, "opponent link claimed");
                 claimed = Some(secret);
                 Member::Player(Player::Guest)
@@ -84,7 +94,7 @@ impl Table {
                 Member::Player(p) => Some(p.to_wire()),
                 Member::Spectator => None,
             },
-            secret: claimed.map(|t| t.as_str().to_owned()),
+            secret: claimed,
         };
         let mut frames = vec![encode(&welcome)];
         match since.and_then(|since| self.missed_since(since)) {
