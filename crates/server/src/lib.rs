@@ -385,11 +385,21 @@ pub async fn run_with_metrics(
     });
     background.close();
     config.tablebase.start()?;
+    // A single node stops everything at once: its sockets close with 1001.
+    // A cluster node first stops taking connections, then hands its
+    // tables over (each gives up its lease, then closes its sockets with
+    // 1012), then closes its other sockets with 1012.
+    let hand_over = config.cluster.is_some();
+    let http = CancellationToken::new();
     let signal = token.clone();
+    let stop_http = http.clone();
     let stop = async move {
         shutdown.await;
         tracing::info!("shutting down");
-        signal.cancel();
+        stop_http.cancel();
+        if !hand_over {
+            signal.cancel();
+        }
     };
     let admission = listen::Admission {
         gate: connections::Gate::new(
@@ -399,7 +409,11 @@ pub async fn run_with_metrics(
         proxies: config.trusted_proxies.clone(),
         header_timeout: config.limits.header_timeout,
     };
-    listen::serve(listener, router, admission, stop, token.clone()).await;
+    listen::serve(listener, router, admission, stop, http).await;
+    if hand_over {
+        tables.hand_over().await;
+        token.cancel();
+    }
     config.tablebase.stop().await;
     // The sockets saw the cancellation and are sending their close frames.
     sockets.close();

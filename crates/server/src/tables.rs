@@ -154,6 +154,7 @@ impl Tables {
         clock: Arc<dyn WallClock>,
         activity: Activity,
     ) -> Tables {
+        let shutdown = CancellationToken::new();
         Tables {
             inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
                 let weak = weak.clone();
@@ -170,7 +171,8 @@ impl Tables {
                             }
                         }),
                         tasks: TaskTracker::new(),
-                        shutdown: CancellationToken::new(),
+                        handover: shutdown.child_token(),
+                        shutdown,
                         clock,
                         activity,
                     },
@@ -231,7 +233,7 @@ impl Tables {
     fn tenure(&self, epoch: Option<u64>) -> Tenure {
         Tenure {
             epoch,
-            stop: self.inner.context.shutdown.child_token(),
+            stop: self.inner.context.handover.child_token(),
         }
     }
 
@@ -494,6 +496,7 @@ impl Tables {
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => break,
+                () = self.inner.context.handover.cancelled() => break,
                 _ = tick.tick() => {}
             }
             let held = self.held();
@@ -551,6 +554,36 @@ impl Tables {
                 }
             }
         }
+    }
+
+    /// Whether this node is handing its tables over (see
+    /// [`Tables::hand_over`]): a socket's `hello` is sent elsewhere.
+    pub fn handing_over(&self) -> bool {
+        self.inner.node.is_some() && self.inner.context.handover.is_cancelled()
+    }
+
+    /// Whether this server is a node of a cluster.
+    pub fn in_cluster(&self) -> bool {
+        self.inner.node.is_some()
+    }
+
+    /// A cluster node's planned stop: no more takeovers here; every table
+    /// ends after the command it is handling (its commit included), gives
+    /// up its lease and then closes its sockets with 1012, so that their
+    /// clients reconnect through another node, which takes the table at
+    /// once. Returns when every table here has ended. Nothing on a single
+    /// node.
+    pub async fn hand_over(&self) {
+        if self.inner.node.is_none() {
+            return;
+        }
+        let context = &self.inner.context;
+        let tables = self.open_count();
+        context.handover.cancel();
+        context.tasks.close();
+        context.tasks.wait().await;
+        self.lock().clear();
+        tracing::info!(tables, "tables handed over");
     }
 
     /// Stops every table and waits until each has finished the command it
