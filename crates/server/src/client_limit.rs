@@ -81,14 +81,15 @@ impl CreationLimit {
         }
     }
 
-    /// Takes one table from `address`'s budget, or says how long to wait.
+    /// Takes one table from `address`'s budget (an IPv6 address's /64
+    /// shares one), or says how long to wait.
     pub fn check(&self, address: IpAddr) -> Result<(), Duration> {
         if self.limiter.len() > FORGET_ABOVE {
             // Addresses whose budget is full again carry no state.
             self.limiter.retain_recent();
         }
         self.limiter
-            .check_key(&address)
+            .check_key(&crate::connections::address_key(address))
             .map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
     }
 }
@@ -226,6 +227,22 @@ mod tests {
         let wait = limit.check(a).unwrap_err();
         assert!(wait > Duration::ZERO && wait <= Duration::from_secs(60));
         assert!(limit.check(b).is_ok(), "each address has its own budget");
+    }
+
+    #[test]
+    fn the_addresses_of_one_ipv6_64_share_one_budget_of_tables() {
+        let limit = CreationLimit::new(TableLimit {
+            burst: NonZeroU32::new(3).unwrap(),
+            per_minute: NonZeroU32::new(1).unwrap(),
+        });
+        for n in 1..=3 {
+            let address: IpAddr = format!("2001:db8:1:2::{n}").parse().unwrap();
+            assert!(limit.check(address).is_ok());
+        }
+        let same_64: IpAddr = "2001:db8:1:2:ffff::9".parse().unwrap();
+        assert!(limit.check(same_64).is_err(), "a /64 is one client");
+        let next_64: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert!(limit.check(next_64).is_ok());
     }
 
     #[test]
