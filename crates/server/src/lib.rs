@@ -383,6 +383,23 @@ pub async fn run_with_metrics(
             }
         }
     });
+    {
+        let stop = token.clone();
+        let tables = tables.clone();
+        background.spawn(async move {
+            // The first look was at the start, before the tables resumed.
+            let mut every = tokio::time::interval_at(
+                tokio::time::Instant::now() + tables::EXPIRY_EVERY,
+                tables::EXPIRY_EVERY,
+            );
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    _ = every.tick() => tables.expire_unplayed().await,
+                }
+            }
+        });
+    }
     background.close();
     config.tablebase.start()?;
     // A single node stops everything at once: its sockets close with 1001.

@@ -71,6 +71,12 @@ pub struct CreatedTable {
 const RESUME_AT_ONCE: usize = 8;
 /// Orphaned tables a node takes over per round.
 const ORPHANS_PER_ROUND: usize = 64;
+/// How long a table nobody has played at stays active: after this it is
+/// neither loaded at a start nor taken over (it loads again when a player
+/// comes back).
+pub const UNPLAYED_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
+/// How often the tables nobody played at are looked for.
+pub const EXPIRY_EVERY: Duration = Duration::from_secs(60 * 60);
 
 /// A table's place in the registry: empty while the table is created or
 /// loaded (whoever asks for it meanwhile waits for that one load), then the
@@ -437,11 +443,29 @@ impl Tables {
     /// whose lease has run out. Returns how many.
     pub async fn resume_all(&self) -> Result<usize, TablesError> {
         let storage = &self.inner.context.storage;
+        self.expire_unplayed().await;
         let ids = match &self.inner.node {
             Some(_) => storage.orphans(usize::MAX >> 1).await?,
             None => storage.active_tables().await?,
         };
         Ok(self.open_all(ids).await)
+    }
+
+    /// Stops keeping active the tables nobody played at within
+    /// [`UNPLAYED_EXPIRY`] of their creation (see
+    /// [`Storage::expire_unplayed`]).
+    pub async fn expire_unplayed(&self) {
+        match self
+            .inner
+            .context
+            .storage
+            .expire_unplayed(UNPLAYED_EXPIRY)
+            .await
+        {
+            Ok(0) => {}
+            Ok(expired) => tracing::info!(expired, "tables nobody played at expired"),
+            Err(e) => tracing::warn!(error = %e, "expiring unplayed tables failed"),
+        }
     }
 
     async fn open_all(&self, ids: Vec<String>) -> usize {

@@ -82,6 +82,7 @@ macro_rules! on_pool {
 }
 
 mod events;
+mod expiry;
 mod games;
 mod ownership;
 mod rows;
