@@ -75,6 +75,12 @@ const ORPHANS_PER_ROUND: usize = 64;
 /// neither loaded at a start nor taken over (it loads again when a player
 /// comes back).
 pub const UNPLAYED_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
+/// How long an unfinished game with no action stays active: after this
+/// its table is neither loaded at a start nor taken over (it loads again
+/// when a player comes back).
+pub const IDLE_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
+/// The same at a correspondence table (days per action).
+pub const IDLE_CORRESPONDENCE_EXPIRY: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 /// How often the tables nobody played at are looked for.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(60 * 60);
 
@@ -452,19 +458,24 @@ impl Tables {
     }
 
     /// Stops keeping active the tables nobody played at within
-    /// [`UNPLAYED_EXPIRY`] of their creation (see
-    /// [`Storage::expire_unplayed`]).
+    /// [`UNPLAYED_EXPIRY`] of their creation, and those whose game had no
+    /// action for [`IDLE_EXPIRY`] ([`IDLE_CORRESPONDENCE_EXPIRY`] at a
+    /// correspondence table); see [`Storage::expire_unplayed`] and
+    /// [`Storage::expire_idle`].
     pub async fn expire_unplayed(&self) {
-        match self
-            .inner
-            .context
-            .storage
-            .expire_unplayed(UNPLAYED_EXPIRY)
-            .await
-        {
+        let storage = &self.inner.context.storage;
+        match storage.expire_unplayed(UNPLAYED_EXPIRY).await {
             Ok(0) => {}
             Ok(expired) => tracing::info!(expired, "tables nobody played at expired"),
             Err(e) => tracing::warn!(error = %e, "expiring unplayed tables failed"),
+        }
+        match storage
+            .expire_idle(IDLE_EXPIRY, IDLE_CORRESPONDENCE_EXPIRY)
+            .await
+        {
+            Ok(0) => {}
+            Ok(expired) => tracing::info!(expired, "tables with no action for long expired"),
+            Err(e) => tracing::warn!(error = %e, "expiring idle tables failed"),
         }
     }
 

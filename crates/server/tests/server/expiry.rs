@@ -1,18 +1,25 @@
-//! Tables nobody played at stop being kept: a day after its creation such
-//! a table is not loaded at a start (nor taken over), while a table where
-//! someone played is; the expired one still answers its host.
+//! Tables nobody played at, and games nobody plays on, stop being kept: a
+//! day after its creation a table nobody played at is not loaded at a
+//! start (nor taken over), nor is one whose game had no action for a day
+//! (30 days at a correspondence table); an expired table still answers
+//! its host.
 
 use std::time::Duration;
 
-use baghchal_protocol::Opponent;
+use baghchal_protocol::{CreateTable, Opponent, TimeControl};
 
 use crate::common::{http_with, request, Seated, TestDb, TestServer};
 use crate::on_both;
 
 /// Moves every table's creation `by` into the past.
 async fn age_tables(db: &TestDb, by: Duration) {
+    age(db, "tables", by).await;
+}
+
+/// Moves the rows of `rows` (`tables` or `events`) `by` into the past.
+async fn age(db: &TestDb, rows: &str, by: Duration) {
     let sql = format!(
-        "UPDATE tables SET created_at = created_at - {}",
+        "UPDATE {rows} SET created_at = created_at - {}",
         by.as_millis()
     );
     if db.url.starts_with("sqlite:") {
@@ -62,3 +69,43 @@ async fn a_table_nobody_played_at_is_not_loaded_at_a_start_after_a_day(db: &Test
     server.stop().await;
 }
 on_both!(a_table_nobody_played_at_is_not_loaded_at_a_start_after_a_day);
+
+async fn a_game_with_no_action_for_a_day_is_not_loaded_at_a_start_but_a_correspondence_one_is(
+    db: &TestDb,
+) {
+    let server = TestServer::start(db).await;
+    let mut friendly = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    friendly.play_out(&["c3"]).await;
+    let correspondence = CreateTable {
+        clock: Some(TimeControl {
+            initial: None,
+            increment: None,
+            days_per_action: Some(3),
+        }),
+        ..request(Opponent::Friend, 0)
+    };
+    let mut slow = Seated::new(&server, &correspondence).await;
+    slow.play_out(&["c3"]).await;
+    server.stop().await;
+
+    // Within the day both are kept.
+    for rows in ["tables", "events"] {
+        age(db, rows, Duration::from_secs(23 * 60 * 60)).await;
+    }
+    let server = TestServer::start(db).await;
+    assert_eq!(tables_open(&server).await, 2.0);
+    server.stop().await;
+
+    for rows in ["tables", "events"] {
+        age(db, rows, Duration::from_secs(2 * 60 * 60)).await;
+    }
+    let server = TestServer::start(db).await;
+    assert_eq!(tables_open(&server).await, 1.0);
+    // The idle game's host can still come back to it.
+    let mut host = server.connect().await;
+    let secret = friendly.created.secret.clone().unwrap();
+    host.hello(friendly.table(), &secret, None).await;
+    assert_eq!(tables_open(&server).await, 2.0);
+    server.stop().await;
+}
+on_both!(a_game_with_no_action_for_a_day_is_not_loaded_at_a_start_but_a_correspondence_one_is);
