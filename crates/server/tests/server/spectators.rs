@@ -225,6 +225,46 @@ async fn a_bots_table_plays_only_while_someone_watches(db: &TestDb) {
     server.stop().await;
 }
 
+async fn a_bots_table_pauses_when_its_last_spectator_leaves(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.pace.bots_move = std::time::Duration::from_millis(2);
+    let server = TestServer::start_with(config).await;
+    let mut req = request(Opponent::Bots, 0);
+    req.level = Some(400);
+    // Two shows at the same pace, on the same threads: the one still
+    // watched measures how long the other was left alone.
+    let left = server.create(&req).await;
+    let watched = server.create(&req).await;
+    let mut leaving = server.connect().await;
+    leaving
+        .hello(&left.table, &spectator_token(&left), None)
+        .await;
+    leaving
+        .until(|m| match m {
+            ServerMessage::Event { version, .. } if *version >= 3 => Some(()),
+            _ => None,
+        })
+        .await;
+    leaving.close().await;
+    let at_leave = stored_events(db, &left.table).await;
+    let mut staying = server.connect().await;
+    staying
+        .hello(&watched.table, &spectator_token(&watched), None)
+        .await;
+    staying
+        .until(|m| match m {
+            ServerMessage::Event { version, .. } if *version >= 30 => Some(()),
+            _ => None,
+        })
+        .await;
+    // Meanwhile the show nobody watched finished at most the moves it was
+    // thinking about when its spectator left.
+    let after = stored_events(db, &left.table).await;
+    assert!(after <= at_leave + 2, "{at_leave} -> {after}");
+    server.stop().await;
+}
+on_both!(a_bots_table_pauses_when_its_last_spectator_leaves);
+
 /// How many events `table` has stored.
 async fn stored_events(db: &TestDb, table: &str) -> u64 {
     let sql = "SELECT COUNT(*) FROM events WHERE table_id = $1";
