@@ -4,9 +4,11 @@
 //! credentials and a node with the wrong ones fails to start; no seat,
 //! invitation or spectator token (nor the secret of a seat claimed
 //! through another node) crosses NATS, and an act under a guessed holder
-//! key is refused. The NATS server is a private one the test starts on a
-//! free loopback port. Run when `BAGHCHAL_TEST_POSTGRES` and
-//! `BAGHCHAL_TEST_NATS` are set.
+//! key is refused. Nodes that trust the CA of a NATS server speaking only
+//! TLS play through it, and a node that does not trust it fails to start.
+//! The NATS servers are private ones the tests start on free loopback
+//! ports (the TLS test makes its certificates with `openssl`). Run when
+//! `BAGHCHAL_TEST_POSTGRES` and `BAGHCHAL_TEST_NATS` are set.
 
 mod support;
 
@@ -218,4 +220,137 @@ async fn nodes_with_users_limited_to_their_subjects_play_and_no_token_crosses_na
         }
     }
     setup.cleanup().await;
+}
+
+/// Runs `openssl` with `args` in `dir`; it must succeed.
+async fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let output = tokio::process::Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .await
+        .expect("openssl runs");
+    assert!(
+        output.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// A CA (`ca.pem`) and a certificate for 127.0.0.1 it signed
+/// (`server.pem`, `server.key`), made in `dir`.
+async fn certificates(dir: &std::path::Path) {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=test ca",
+    ]);
+    openssl(dir, &ca).await;
+    let mut request = vec!["req"];
+    request.extend(ec);
+    request.extend([
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    openssl(dir, &request).await;
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+         extendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "server.ext",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn nodes_that_trust_the_ca_of_a_nats_speaking_only_tls_play_and_others_do_not_start() {
+    let Some((admin_url, _)) = services() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(unique("baghchal-tls-"));
+    std::fs::create_dir(&dir).unwrap();
+    certificates(&dir).await;
+    let settings = format!(
+        "tls {{\n  cert_file: \"{}\"\n  key_file: \"{}\"\n}}\n",
+        dir.join("server.pem").display(),
+        dir.join("server.key").display()
+    );
+    let Some(nats) = Nats::start_with(&settings).await else {
+        return;
+    };
+    let setup = Setup::on(&admin_url, &nats.url()).await;
+    let ca = dir.join("ca.pem").display().to_string();
+
+    // Without the CA the node cannot check NATS's certificate.
+    let mut untrusting = setup.command("c", &nats.url(), &["--nats-tls"]);
+    let status = tokio::time::timeout(
+        PATIENCE,
+        untrusting
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status(),
+    )
+    .await
+    .expect("the node that cannot check NATS gives up")
+    .unwrap();
+    assert!(!status.success());
+
+    let a = Server::spawn(setup.command("a", &nats.url(), &["--nats-tls-ca", &ca])).await;
+    let b = Server::spawn(setup.command("b", &nats.url(), &["--nats-tls-ca", &ca])).await;
+    // A table of node a, its guest seated through node b: over NATS.
+    let created = a.create(&friend(40)).await;
+    let guest_secret = claim(&b.addr, &created).await;
+    let (_, welcome, _) = hello(&b.addr, &created.table, &guest_secret).await;
+    assert!(
+        matches!(
+            welcome,
+            ServerMessage::Welcome {
+                player: Some(_),
+                ..
+            }
+        ),
+        "{welcome:?}"
+    );
+    drop((a, b));
+    setup.cleanup().await;
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -590,12 +590,18 @@ fn inbox_prefix(cluster: &str, node: &str) -> String {
     format!("_INBOX.{cluster}.{node}")
 }
 
-/// Whether NATS refused the node, rather than not answering: trying again
-/// would not help.
+/// Whether NATS refused the node, or the node NATS's certificate, rather
+/// than not answering: trying again would not help.
 fn refused(error: &async_nats::ConnectError) -> bool {
     use async_nats::ConnectErrorKind as Kind;
-    matches!(
-        error.kind(),
-        Kind::Authentication | Kind::AuthorizationViolation | Kind::Tls | Kind::ServerParse
-    )
+    // A failed TLS handshake comes as an I/O error around TLS's own.
+    let tls_handshake = std::error::Error::source(error)
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::get_ref)
+        .is_some_and(|inner| inner.is::<async_nats::rustls::Error>());
+    tls_handshake
+        || matches!(
+            error.kind(),
+            Kind::Authentication | Kind::AuthorizationViolation | Kind::Tls | Kind::ServerParse
+        )
 }
