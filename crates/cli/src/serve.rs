@@ -166,7 +166,8 @@ struct NatsArgs {
     /// A NATS creds file (a user JWT and its nkey seed).
     #[arg(long, env = "BAGHCHAL_NATS_CREDS")]
     nats_creds: Option<PathBuf>,
-    /// A CA certificate (PEM) to trust for NATS's certificate; implies TLS.
+    /// A CA certificate (PEM) to trust for NATS's certificate instead of
+    /// the system's roots; implies TLS.
     #[arg(long, env = "BAGHCHAL_NATS_TLS_CA")]
     nats_tls_ca: Option<PathBuf>,
     /// A client certificate (PEM) to present to NATS (with

@@ -23,7 +23,8 @@ pub struct NatsAuth {
     pub nkey_seed: Option<String>,
     /// A creds file (a user JWT and its nkey seed).
     pub creds_file: Option<PathBuf>,
-    /// A CA certificate (PEM) to trust for the server's certificate.
+    /// A CA certificate (PEM) to trust for the server's certificate,
+    /// instead of the system's roots.
     pub tls_ca: Option<PathBuf>,
     /// A client certificate (PEM), with [`NatsAuth::tls_key`].
     pub tls_cert: Option<PathBuf>,
