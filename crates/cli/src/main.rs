@@ -32,7 +32,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run the table server (the default).
-    Serve(serve::Args),
+    Serve(Box<serve::Args>),
     /// Count action sequences from a position (perft).
     Perft(perft::Args),
     /// Speak the engine line protocol on stdin/stdout.
@@ -60,7 +60,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => serve::run(cli.serve),
-        Some(Command::Serve(args)) => serve::run(args),
+        Some(Command::Serve(args)) => serve::run(*args),
         Some(Command::Perft(args)) => perft::run(args),
         Some(Command::Engine(args)) => engine::run(args),
         Some(Command::Tablebase(args)) => tablebase::run(args),

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use baghchal_server::client_limit::{AnalysisLimit, NewPlayerLimit, TableLimit};
-use baghchal_server::cluster::ClusterConfig;
+use baghchal_server::client_limit::{
+    AddressBlock, AnalysisLimit, NewPlayerLimit, TableLimit, TrustedProxies,
+};
+use baghchal_server::cluster::{ClusterConfig, NatsAuth};
 use baghchal_server::connections::{self, Limits};
 use baghchal_server::identity::budgets::AccountLimits;
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
@@ -110,10 +112,17 @@ pub struct Args {
     /// Analysis-board requests one client address may have in flight.
     #[arg(long, env = "BAGHCHAL_ANALYSIS_BOARD_PER_ADDRESS", default_value_t = AnalysisLimit::default().board_per_address)]
     analysis_board_per_address: usize,
-    /// Take the client's address from the last X-Forwarded-For entry: only
-    /// behind a proxy that sets it and is the only way in.
-    #[arg(long, env = "BAGHCHAL_TRUST_PROXY")]
+    /// Take the client's address from the last X-Forwarded-For entry of
+    /// every request: only behind a proxy that sets it and is the only
+    /// way in (--trusted-proxy names the proxy instead).
+    #[arg(long, env = "BAGHCHAL_TRUST_PROXY", conflicts_with = "trusted_proxy")]
     trust_proxy: bool,
+    /// The proxies (address blocks, e.g. 10.0.0.5/32 or fd00::/8,
+    /// comma-separated) whose X-Forwarded-For is believed: the client's
+    /// address is its last entry for a request from them, and the peer's
+    /// own for anyone else.
+    #[arg(long, env = "BAGHCHAL_TRUSTED_PROXY", value_delimiter = ',')]
+    trusted_proxy: Vec<AddressBlock>,
     /// Serve /metrics on this address instead of the main one (e.g. a
     /// private 127.0.0.1:9090).
     #[arg(long, env = "BAGHCHAL_METRICS_ADDR")]
@@ -148,6 +157,88 @@ pub struct Args {
     /// 1500ms or 2.5 (seconds).
     #[arg(long, env = "BAGHCHAL_LEASE", default_value = "5s", value_parser = parse_duration)]
     lease: Duration,
+    #[command(flatten)]
+    nats: NatsArgs,
+}
+
+/// How a node proves itself to NATS, and checks NATS (docs/scaling.md).
+/// Its `Debug` shows no secret.
+#[derive(clap::Args)]
+struct NatsArgs {
+    /// The node's NATS user (with --nats-password).
+    #[arg(long, env = "BAGHCHAL_NATS_USER")]
+    nats_user: Option<String>,
+    /// The NATS user's password (better from the environment than on the
+    /// command line).
+    #[arg(long, env = "BAGHCHAL_NATS_PASSWORD", hide_env_values = true)]
+    nats_password: Option<String>,
+    /// A NATS token.
+    #[arg(long, env = "BAGHCHAL_NATS_TOKEN", hide_env_values = true)]
+    nats_token: Option<String>,
+    /// A file holding the node's NATS nkey seed (SU...).
+    #[arg(long, env = "BAGHCHAL_NATS_NKEY_FILE")]
+    nats_nkey_file: Option<PathBuf>,
+    /// A NATS creds file (a user JWT and its nkey seed).
+    #[arg(long, env = "BAGHCHAL_NATS_CREDS")]
+    nats_creds: Option<PathBuf>,
+    /// A CA certificate (PEM) to trust for NATS's certificate instead of
+    /// the system's roots; implies TLS.
+    #[arg(long, env = "BAGHCHAL_NATS_TLS_CA")]
+    nats_tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM) to present to NATS (with
+    /// --nats-tls-key); implies TLS.
+    #[arg(long, env = "BAGHCHAL_NATS_TLS_CERT")]
+    nats_tls_cert: Option<PathBuf>,
+    /// The client certificate's key (PEM).
+    #[arg(long, env = "BAGHCHAL_NATS_TLS_KEY")]
+    nats_tls_key: Option<PathBuf>,
+    /// Refuse a NATS server that does not speak TLS.
+    #[arg(
+        long,
+        env = "BAGHCHAL_NATS_TLS",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    nats_tls: bool,
+}
+
+impl std::fmt::Debug for NatsArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NatsArgs")
+            .field("nats_user", &self.nats_user)
+            .field("nats_creds", &self.nats_creds)
+            .field("nats_tls_ca", &self.nats_tls_ca)
+            .field("nats_tls", &self.nats_tls)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NatsArgs {
+    /// The options as the server takes them; the nkey seed read from its
+    /// file.
+    fn auth(self) -> anyhow::Result<NatsAuth> {
+        let nkey_seed = match &self.nats_nkey_file {
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("--nats-nkey-file {}", path.display()))?
+                    .trim()
+                    .to_owned(),
+            ),
+            None => None,
+        };
+        let auth = NatsAuth {
+            user: self.nats_user,
+            password: self.nats_password,
+            token: self.nats_token,
+            nkey_seed,
+            creds_file: self.nats_creds,
+            tls_ca: self.nats_tls_ca,
+            tls_cert: self.nats_tls_cert,
+            tls_key: self.nats_tls_key,
+            tls_required: self.nats_tls,
+        };
+        auth.check()?;
+        Ok(auth)
+    }
 }
 
 /// `5s`, `1500ms` or `2.5` (seconds), between 100 ms and an hour.
@@ -227,9 +318,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             per_hour: args.analyses_per_hour,
             board_per_address: args.analysis_board_per_address,
         };
-        config.trust_proxy = args.trust_proxy;
         config.account_limits = AccountLimits {
             signup_burst: args.signup_burst,
+        };
+        config.trusted_proxies = if args.trust_proxy {
+            TrustedProxies::any()
+        } else {
+            TrustedProxies::within(args.trusted_proxy)
         };
         config.static_dir = args.static_dir;
         config.tablebase = tablebase_slot(
@@ -282,12 +377,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             {
                 anyhow::bail!("--cluster: letters, digits, - and _ only");
             }
+            let auth = args.nats.auth()?;
+            if !auth.has_credentials() {
+                tracing::warn!(
+                    "NATS without credentials: anyone who reaches it can steer this cluster \
+                     (docs/scaling.md)"
+                );
+            }
             tracing::info!(node_id = %node_id, "cluster node");
             config.cluster = Some(ClusterConfig {
                 nats_url,
                 node_id,
                 name: args.cluster_name,
                 lease: args.lease,
+                auth,
             });
         }
         config.check()?;

@@ -1,7 +1,8 @@
 //! Several server processes share one PostgreSQL database and one NATS
 //! server as a cluster: a game spread over three nodes, the owner of many
-//! tables killed in the middle of play, an owner paused past its lease,
-//! and a reconnect through a node that relays the owner's frames.
+//! tables killed in the middle of play, every node restarted in turn
+//! (SIGTERM) during play, an owner paused past its lease, and a reconnect
+//! through a node that relays the owner's frames.
 //! Each test has its own database and its own cluster name. Run
 //! when `BAGHCHAL_TEST_POSTGRES` and `BAGHCHAL_TEST_NATS` are set (`.ci/run`
 //! sets both). The faults of NATS and PostgreSQL themselves are in
@@ -10,9 +11,12 @@
 mod support;
 
 use baghchal_protocol::{ClientMessage, ServerMessage, Side};
+use std::time::{Duration, Instant};
+
 use support::cluster::{
-    addrs_of, client, finish, friend, in_play, owners, settle, spread, stored, until_all_stored,
-    until_each_moves_on, until_stored, Setup, LEASE,
+    addrs_of, assert_in_order, assert_one_line, client, finish, friend, in_play, longest_waits,
+    median_and_max, owners, settle, spread, spread_paced, stored, until_all_stored,
+    until_each_moves_on, until_stored, Setup, Tally, LEASE,
 };
 use support::{claim, connect, recv, send, token_of, PATIENCE};
 
@@ -97,6 +101,73 @@ async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
     );
     assert_eq!((tally.lost, tally.duplicated), (0, 0));
     assert!(tally.acknowledged > TABLES * 4);
+    drop(nodes);
+    setup.cleanup().await;
+}
+
+#[tokio::test]
+async fn a_rolling_restart_of_every_node_during_play_loses_and_repeats_no_action() {
+    let Some(setup) = Setup::new().await else {
+        return;
+    };
+    let mut nodes = setup.three().await;
+    let shared = addrs_of(&nodes);
+    const TABLES: usize = 9;
+    // The games the clients play end near ply 50: at a person's pace
+    // (100 ms an action) they outlast the three restarts.
+    const PLIES: u16 = 45;
+    let think = Duration::from_millis(100);
+    let (players, played) = spread_paced(&nodes, &shared, TABLES, PLIES, think).await;
+    until_all_stored(&setup.database_url, &played, 4).await;
+    let mut steps = Vec::new();
+    for (i, id) in ["a", "b", "c"].into_iter().enumerate() {
+        let before = stored(&setup.database_url).await;
+        let moving = in_play(&played, &before, PLIES, None);
+        let asked = Instant::now();
+        nodes[i].signal("TERM").await;
+        let status = tokio::time::timeout(PATIENCE, nodes[i].child.wait())
+            .await
+            .expect("a node asked to stop stops")
+            .unwrap();
+        assert!(status.success(), "node {id} stopped with {status}");
+        let stopped = asked.elapsed();
+        // Every table still in play goes on at once, on the other nodes.
+        let moved_on = until_each_moves_on(&setup.database_url, &before, &moving).await;
+        // The node comes back under its id (at a new address) and takes
+        // its share of the reconnects.
+        nodes[i] = setup.start(id).await;
+        shared.lock().unwrap()[i] = nodes[i].addr.clone();
+        steps.push((id, moving.len(), stopped, moved_on));
+    }
+    let seen = finish(players).await;
+    let log = stored(&setup.database_url).await;
+    assert_in_order(&seen);
+    assert_one_line(&log);
+    let tally = Tally::of(&seen, &log);
+    let back_in: Vec<_> = seen.iter().flat_map(|s| s.back_in.clone()).collect();
+    let reconnected = back_in.len();
+    let (back_median, back_max) = median_and_max(back_in);
+    let (wait_median, wait_max) = median_and_max(longest_waits(&setup.database_url).await);
+    println!(
+        "rolling restart: {TABLES} tables, {tally:?}; per node (id, tables in play, \
+         SIGTERM to exit, exit to every table moving on): {steps:?}; \
+         {reconnected} sockets back in: median {back_median:?}, max {back_max:?}; \
+         longest wait of a player on move per table: median {wait_median:?}, \
+         max {wait_max:?} (lease {LEASE})"
+    );
+    assert_eq!((tally.lost, tally.duplicated), (0, 0));
+    assert!(tally.acknowledged > TABLES * 4);
+    assert!(
+        reconnected >= TABLES,
+        "the restarts moved the tables' sockets"
+    );
+    // Every socket a stopping node closed was told to reconnect (1012),
+    // with its table already free for another node.
+    let closes: Vec<_> = seen.iter().flat_map(|s| s.closes.clone()).collect();
+    assert!(
+        closes.iter().all(|code| *code == Some(1012)),
+        "closes: {closes:?}"
+    );
     drop(nodes);
     setup.cleanup().await;
 }

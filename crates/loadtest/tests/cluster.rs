@@ -47,6 +47,7 @@ async fn a_short_run_over_three_nodes_delivers_every_acknowledged_action() {
             node_id: node.to_owned(),
             name: format!("load{suffix}"),
             lease: Duration::from_secs(2),
+            auth: Default::default(),
         });
         let (stop, stopped) = oneshot::channel::<()>();
         let server = tokio::spawn(baghchal_server::run(listener, config, async move {

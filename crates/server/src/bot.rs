@@ -267,6 +267,29 @@ impl Computer {
             .map_err(|_| Unavailable::Busy)
     }
 
+    /// Chooses a move at a bots table, played for its spectators: on the
+    /// analyses' threads at nice [`ANALYSIS_NICE`], never on the thinkers
+    /// of the moves at tables in play, so that a show never delays a
+    /// game. `None` when the bot has none or its thread failed.
+    pub async fn choose_for_show(
+        &self,
+        position: Position,
+        level: Level,
+        seed: u64,
+    ) -> Option<Action> {
+        let bot = Arc::clone(&self.bot);
+        let started = std::time::Instant::now();
+        let chosen = self
+            .analysts
+            .run(move || bot.choose(&position, level, seed))
+            .await;
+        crate::stats::thought(level.get(), started.elapsed());
+        if chosen.is_none() {
+            tracing::error!("the analysis thread failed");
+        }
+        chosen.flatten()
+    }
+
     /// Chooses an action for `position`, waiting for a free thinker first.
     /// `None` when the bot has none or its thread failed.
     pub async fn choose(&self, position: Position, level: Level, seed: u64) -> Option<Action> {

@@ -101,11 +101,11 @@ pub struct Config {
     /// Caps on connections and websockets, their deadlines, and the
     /// budgets of `hello`s and control frames.
     pub limits: connections::Limits,
-    /// The bursts of new players and sign-ups per address.
+    /// The burst of sign-ups per address.
     pub account_limits: identity::budgets::AccountLimits,
-    /// Whether a proxy in front sets `X-Forwarded-For` (the client's
-    /// address is then the last one in it).
-    pub trust_proxy: bool,
+    /// The proxies in front whose `X-Forwarded-For` is believed (the
+    /// client's address is then the last one in it).
+    pub trusted_proxies: client_limit::TrustedProxies,
     /// The tablebase, read or built in the background while serving (off
     /// by default; the computer sees it through a
     /// [`tablebase::LiveEngine`] bot).
@@ -139,7 +139,7 @@ impl Config {
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
             account_limits: identity::budgets::AccountLimits::default(),
-            trust_proxy: false,
+            trusted_proxies: client_limit::TrustedProxies::none(),
             tablebase: TablebaseSlot::off(),
             cluster: None,
             clock: Arc::new(time::SystemClock::new()),
@@ -260,7 +260,7 @@ async fn websocket(
     if !state.origins.admits(&headers) {
         return http::error::HttpError::ForbiddenOrigin.into_response();
     }
-    let address = client_limit::client_address(peer, &headers, state.trust_proxy);
+    let address = client_limit::client_address(peer, &headers, &state.trusted_proxies);
     // The session is looked up before the upgrade: a socket's identity is
     // fixed for its life, like its address.
     let player = match identity::identify(&state.storage, &headers).await {
@@ -397,7 +397,7 @@ pub async fn run_with_metrics(
         liveness: config.liveness,
         origins,
         creation_limit: client_limit::CreationLimit::new(config.table_limit),
-        trust_proxy: config.trust_proxy,
+        trusted_proxies: config.trusted_proxies.clone(),
         websockets: connections::Gate::new(
             config.limits.max_websockets,
             config.limits.websockets_per_address,
@@ -460,23 +460,54 @@ pub async fn run_with_metrics(
             }
         }
     });
+    {
+        let stop = token.clone();
+        let tables = tables.clone();
+        background.spawn(async move {
+            // The first look was at the start, before the tables resumed.
+            let mut every = tokio::time::interval_at(
+                tokio::time::Instant::now() + tables::EXPIRY_EVERY,
+                tables::EXPIRY_EVERY,
+            );
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    _ = every.tick() => tables.expire_unplayed().await,
+                }
+            }
+        });
+    }
     background.close();
     config.tablebase.start()?;
+    // A single node stops everything at once: its sockets close with 1001.
+    // A cluster node first stops taking connections, then hands its
+    // tables over (each gives up its lease, then closes its sockets with
+    // 1012), then closes its other sockets with 1012.
+    let hand_over = config.cluster.is_some();
+    let http = CancellationToken::new();
     let signal = token.clone();
+    let stop_http = http.clone();
     let stop = async move {
         shutdown.await;
         tracing::info!("shutting down");
-        signal.cancel();
+        stop_http.cancel();
+        if !hand_over {
+            signal.cancel();
+        }
     };
     let admission = listen::Admission {
         gate: connections::Gate::new(
             config.limits.max_connections,
             config.limits.connections_per_address,
         ),
-        per_address: !config.trust_proxy,
+        proxies: config.trusted_proxies.clone(),
         header_timeout: config.limits.header_timeout,
     };
-    listen::serve(listener, router, admission, stop, token.clone()).await;
+    listen::serve(listener, router, admission, stop, http).await;
+    if hand_over {
+        tables.hand_over().await;
+        token.cancel();
+    }
     config.tablebase.stop().await;
     // The sockets saw the cancellation and are sending their close frames.
     sockets.close();

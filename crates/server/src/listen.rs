@@ -27,9 +27,9 @@ use crate::stats;
 pub(crate) struct Admission {
     /// Connections overall and per address.
     pub gate: Gate,
-    /// Whether the per-address cap applies (not behind a trusted proxy,
-    /// whose address every connection has).
-    pub per_address: bool,
+    /// The trusted proxies: the per-address cap does not apply to their
+    /// connections (each client behind one has the proxy's address).
+    pub proxies: crate::client_limit::TrustedProxies,
     /// The deadline of a request's headers and of an idle connection.
     pub header_timeout: Duration,
 }
@@ -64,7 +64,7 @@ pub(crate) async fn serve(
                 }
             },
         };
-        let address = admission.per_address.then_some(peer.ip());
+        let address = (!admission.proxies.trusts(peer.ip())).then_some(peer.ip());
         let pass = match admission.gate.enter(address) {
             Ok(pass) => pass,
             Err(refusal) => {

@@ -37,7 +37,7 @@ pub struct AppState {
     /// Tables created per client address.
     pub creation_limit: client_limit::CreationLimit,
     /// Whether to take the client's address from `X-Forwarded-For`.
-    pub trust_proxy: bool,
+    pub trusted_proxies: crate::client_limit::TrustedProxies,
     /// The websockets open, overall and per address.
     pub websockets: connections::Gate,
     /// The `hello` budget of each address.

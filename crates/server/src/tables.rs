@@ -71,6 +71,18 @@ pub struct CreatedTable {
 const RESUME_AT_ONCE: usize = 8;
 /// Orphaned tables a node takes over per round.
 const ORPHANS_PER_ROUND: usize = 64;
+/// How long a table nobody has played at stays active: after this it is
+/// neither loaded at a start nor taken over (it loads again when a player
+/// comes back).
+pub const UNPLAYED_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
+/// How long an unfinished game with no action stays active: after this
+/// its table is neither loaded at a start nor taken over (it loads again
+/// when a player comes back).
+pub const IDLE_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
+/// The same at a correspondence table (days per action).
+pub const IDLE_CORRESPONDENCE_EXPIRY: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// How often the tables nobody played at are looked for.
+pub const EXPIRY_EVERY: Duration = Duration::from_secs(60 * 60);
 
 /// A table's place in the registry: empty while the table is created or
 /// loaded (whoever asks for it meanwhile waits for that one load), then the
@@ -154,6 +166,7 @@ impl Tables {
         clock: Arc<dyn WallClock>,
         activity: Activity,
     ) -> Tables {
+        let shutdown = CancellationToken::new();
         Tables {
             inner: Arc::new_cyclic(|weak: &Weak<Inner>| {
                 let weak = weak.clone();
@@ -170,7 +183,8 @@ impl Tables {
                             }
                         }),
                         tasks: TaskTracker::new(),
-                        shutdown: CancellationToken::new(),
+                        handover: shutdown.child_token(),
+                        shutdown,
                         clock,
                         activity,
                     },
@@ -231,7 +245,7 @@ impl Tables {
     fn tenure(&self, epoch: Option<u64>) -> Tenure {
         Tenure {
             epoch,
-            stop: self.inner.context.shutdown.child_token(),
+            stop: self.inner.context.handover.child_token(),
         }
     }
 
@@ -442,11 +456,34 @@ impl Tables {
     /// whose lease has run out. Returns how many.
     pub async fn resume_all(&self) -> Result<usize, TablesError> {
         let storage = &self.inner.context.storage;
+        self.expire_unplayed().await;
         let ids = match &self.inner.node {
             Some(_) => storage.orphans(usize::MAX >> 1).await?,
             None => storage.active_tables().await?,
         };
         Ok(self.open_all(ids).await)
+    }
+
+    /// Stops keeping active the tables nobody played at within
+    /// [`UNPLAYED_EXPIRY`] of their creation, and those whose game had no
+    /// action for [`IDLE_EXPIRY`] ([`IDLE_CORRESPONDENCE_EXPIRY`] at a
+    /// correspondence table); see [`Storage::expire_unplayed`] and
+    /// [`Storage::expire_idle`].
+    pub async fn expire_unplayed(&self) {
+        let storage = &self.inner.context.storage;
+        match storage.expire_unplayed(UNPLAYED_EXPIRY).await {
+            Ok(0) => {}
+            Ok(expired) => tracing::info!(expired, "tables nobody played at expired"),
+            Err(e) => tracing::warn!(error = %e, "expiring unplayed tables failed"),
+        }
+        match storage
+            .expire_idle(IDLE_EXPIRY, IDLE_CORRESPONDENCE_EXPIRY)
+            .await
+        {
+            Ok(0) => {}
+            Ok(expired) => tracing::info!(expired, "tables with no action for long expired"),
+            Err(e) => tracing::warn!(error = %e, "expiring idle tables failed"),
+        }
     }
 
     async fn open_all(&self, ids: Vec<String>) -> usize {
@@ -501,6 +538,7 @@ impl Tables {
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => break,
+                () = self.inner.context.handover.cancelled() => break,
                 _ = tick.tick() => {}
             }
             let held = self.held();
@@ -558,6 +596,36 @@ impl Tables {
                 }
             }
         }
+    }
+
+    /// Whether this node is handing its tables over (see
+    /// [`Tables::hand_over`]): a socket's `hello` is sent elsewhere.
+    pub fn handing_over(&self) -> bool {
+        self.inner.node.is_some() && self.inner.context.handover.is_cancelled()
+    }
+
+    /// Whether this server is a node of a cluster.
+    pub fn in_cluster(&self) -> bool {
+        self.inner.node.is_some()
+    }
+
+    /// A cluster node's planned stop: no more takeovers here; every table
+    /// ends after the command it is handling (its commit included), gives
+    /// up its lease and then closes its sockets with 1012, so that their
+    /// clients reconnect through another node, which takes the table at
+    /// once. Returns when every table here has ended. Nothing on a single
+    /// node.
+    pub async fn hand_over(&self) {
+        if self.inner.node.is_none() {
+            return;
+        }
+        let context = &self.inner.context;
+        let tables = self.open_count();
+        context.handover.cancel();
+        context.tasks.close();
+        context.tasks.wait().await;
+        self.lock().clear();
+        tracing::info!(tables, "tables handed over");
     }
 
     /// Stops every table and waits until each has finished the command it

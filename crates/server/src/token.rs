@@ -58,6 +58,16 @@ impl TokenHash {
         TokenHash(hex)
     }
 
+    /// A hash as another node sends it: 64 lowercase hex digits, or
+    /// `None`.
+    pub fn from_hex(text: String) -> Option<TokenHash> {
+        let hex = text.len() == 64
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        hex.then_some(TokenHash(text))
+    }
+
     /// A hash read back from the database.
     pub fn from_stored(text: String) -> TokenHash {
         TokenHash(text)
@@ -115,6 +125,12 @@ mod tests {
         assert_eq!(a.hash(), TokenHash::of(a.as_str()));
         assert_ne!(a.hash(), b.hash());
         assert_eq!(a.hash().as_str().len(), 64);
+        assert_eq!(
+            TokenHash::from_hex(a.hash().as_str().to_owned()),
+            Some(a.hash())
+        );
+        assert_eq!(TokenHash::from_hex(a.as_str().to_owned()), None);
+        assert_eq!(TokenHash::from_hex(a.hash().as_str().to_uppercase()), None);
     }
 
     #[test]

@@ -266,7 +266,7 @@ impl Connection {
             };
             tokio::select! {
                 biased;
-                () = &mut shutdown => return End::Close(CloseCode::ShuttingDown),
+                () = &mut shutdown => return self.table_gone(),
                 () = &mut no_hello, if unjoined => {
                     tracing::debug!("no hello in time");
                     return End::Close(CloseCode::NoHello);
@@ -394,7 +394,7 @@ impl Connection {
                 // answer to what was sent before it.
                 Some(joined) => match joined.table.ping(self.conn).await {
                     Ok(()) => None,
-                    Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
+                    Err(_) => Some(self.table_gone()),
                 },
                 None => self.send(&ServerMessage::Pong).await,
             },
@@ -428,6 +428,10 @@ impl Connection {
                 )
                 .await;
             return Some(End::Close(CloseCode::RateLimited));
+        }
+        if self.tables.handing_over() {
+            // This node is leaving the cluster: join through another.
+            return Some(End::Close(CloseCode::Moved));
         }
         // A table unloaded while idle between the lookup and the join is
         // looked up again, once: the second lookup loads it afresh.
@@ -482,7 +486,7 @@ impl Connection {
             }
         }
         if self.shutdown.is_cancelled() {
-            return Some(End::Close(CloseCode::ShuttingDown));
+            return Some(self.table_gone());
         }
         self.send_error(
             None,
@@ -523,8 +527,19 @@ impl Connection {
         }
         match joined.table.act(self.conn, id, board, intent).await {
             Ok(()) => None,
-            Err(_) => Some(End::Close(CloseCode::ShuttingDown)),
+            Err(_) => Some(self.table_gone()),
         }
+    }
+
+    /// The close for a socket whose table closed under it, or whose
+    /// server stops: 1001 on a single node; 1012 on a cluster node, whose
+    /// clients reconnect through another node and find the table there.
+    fn table_gone(&self) -> End {
+        End::Close(if self.tables.in_cluster() {
+            CloseCode::Moved
+        } else {
+            CloseCode::ShuttingDown
+        })
     }
 
     async fn send_error(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use baghchal_protocol::{ClientMessage, ErrorCode, GameState, ServerMessage, Side};
 use tokio::task::JoinHandle;
 
-use super::{claim, connect, recv, send, unique, Server, PATIENCE};
+use super::{claim, connect, recv_or_close, send, unique, Server, PATIENCE};
 
 /// The lease of the test clusters.
 pub const LEASE: &str = "2s";
@@ -78,7 +78,13 @@ impl Setup {
 
     /// Starts node `node`, reaching NATS at `nats_url`.
     pub async fn start_via(&self, node: &str, nats_url: &str) -> Server {
-        Server::start(&[
+        Server::spawn(self.command(node, nats_url, &[])).await
+    }
+
+    /// The command of node `node`, reaching NATS at `nats_url`, with
+    /// `extra` arguments (its NATS credentials, say), not yet started.
+    pub fn command(&self, node: &str, nats_url: &str, extra: &[&str]) -> tokio::process::Command {
+        let mut command = Server::command(&[
             "--database-url",
             &self.database_url,
             "--nats-url",
@@ -89,8 +95,9 @@ impl Setup {
             node,
             "--lease",
             LEASE,
-        ])
-        .await
+        ]);
+        command.args(extra);
+        command
     }
 
     /// Three nodes: `a`, `b` and `c`.
@@ -137,6 +144,12 @@ pub struct Seen {
     /// Acknowledged actions: client id, the ply it was played at, action.
     pub acked: Vec<(String, u16, String)>,
     pub reconnects: usize,
+    /// For each socket that closed under the client: how long until it
+    /// was back at the table (its next `welcome`).
+    pub back_in: Vec<Duration>,
+    /// The code of each close frame the server sent (`None`: the
+    /// connection ended without one).
+    pub closes: Vec<Option<u16>>,
 }
 
 /// A client at a table: plays `side` (the first legal action) when
@@ -145,11 +158,25 @@ pub struct Seen {
 /// game reaches `plies` or ends.
 pub async fn client(
     addrs: Addrs,
+    at: usize,
+    table: String,
+    token: String,
+    side: Option<Side>,
+    plies: u16,
+) -> Seen {
+    client_paced(addrs, at, table, token, side, plies, Duration::ZERO).await
+}
+
+/// [`client`], taking `think` over each of its actions (a person's pace,
+/// so that a game outlasts what a test does to the nodes meanwhile).
+pub async fn client_paced(
+    addrs: Addrs,
     mut at: usize,
     table: String,
     token: String,
     side: Option<Side>,
     plies: u16,
+    think: Duration,
 ) -> Seen {
     let mut seen = Seen {
         table: table.clone(),
@@ -168,6 +195,8 @@ pub async fn client(
     // The state last seen: a reconnect with `since` that missed nothing
     // brings no state, only the presence.
     let mut last: Option<GameState> = None;
+    // When the socket last closed under the client, until it is back.
+    let mut closed_at: Option<Instant> = None;
     'connection: loop {
         assert!(
             started.elapsed() < PATIENCE * 2,
@@ -189,18 +218,25 @@ pub async fn client(
             since: (version > 0).then_some(version),
         };
         if !send(&mut ws, &hello).await {
+            closed_at.get_or_insert_with(Instant::now);
             continue;
         }
         let mut sent_pending = false;
         loop {
-            let Ok(message) = tokio::time::timeout(PATIENCE, recv(&mut ws)).await else {
+            let Ok(message) = tokio::time::timeout(PATIENCE, recv_or_close(&mut ws)).await else {
                 panic!(
                     "{} {:?} at {addr} heard nothing: version {version}, pending {pending:?}, \
                      sent {sent_pending}, last {last:?}",
                     table, side
                 );
             };
-            let Some(message) = message else { break };
+            let message = match message {
+                Ok(message) => message,
+                Err(code) => {
+                    seen.closes.push(code);
+                    break;
+                }
+            };
             let state: GameState = match message {
                 ServerMessage::Snapshot {
                     version: v, state, ..
@@ -219,6 +255,12 @@ pub async fn client(
                     version = version.max(v);
                     seen.versions.push(v);
                     state
+                }
+                ServerMessage::Welcome { .. } => {
+                    if let Some(closed) = closed_at.take() {
+                        seen.back_in.push(closed.elapsed());
+                    }
+                    continue;
                 }
                 ServerMessage::Presence(_) => match &last {
                     Some(state) => state.clone(),
@@ -261,6 +303,7 @@ pub async fn client(
             if state.side_to_move != side {
                 continue;
             }
+            let fresh = pending.is_none();
             let action = match &pending {
                 Some(p) if !sent_pending => p.clone(),
                 Some(_) => continue,
@@ -271,6 +314,9 @@ pub async fn client(
                     p
                 }
             };
+            if fresh && !think.is_zero() {
+                tokio::time::sleep(think).await;
+            }
             sent_pending = true;
             let message = ClientMessage::Action {
                 id: action.0,
@@ -278,10 +324,12 @@ pub async fn client(
                 board: None,
             };
             if !send(&mut ws, &message).await {
+                closed_at.get_or_insert_with(Instant::now);
                 continue 'connection;
             }
         }
         seen.reconnects += 1;
+        closed_at.get_or_insert_with(Instant::now);
         at += 1;
         // Not a hammer on a service that is away.
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -313,6 +361,17 @@ pub async fn spread(
     tables: usize,
     plies: u16,
 ) -> (Vec<JoinHandle<Seen>>, Vec<Played>) {
+    spread_paced(nodes, addrs, tables, plies, Duration::ZERO).await
+}
+
+/// [`spread`], with players that take `think` over each action.
+pub async fn spread_paced(
+    nodes: &[Server],
+    addrs: &Addrs,
+    tables: usize,
+    plies: u16,
+    think: Duration,
+) -> (Vec<JoinHandle<Seen>>, Vec<Played>) {
     let n = nodes.len();
     let mut players = Vec::new();
     let mut played = Vec::new();
@@ -320,21 +379,23 @@ pub async fn spread(
         let owner = i % n;
         let created = nodes[owner].create(&friend(200)).await;
         let guest_secret = claim(&nodes[(i + 1) % n].addr, &created).await;
-        players.push(tokio::spawn(client(
+        players.push(tokio::spawn(client_paced(
             addrs.clone(),
             i,
             created.table.clone(),
             created.secret.clone().unwrap(),
             Some(Side::Goats),
             plies,
+            think,
         )));
-        players.push(tokio::spawn(client(
+        players.push(tokio::spawn(client_paced(
             addrs.clone(),
             i + 1,
             created.table.clone(),
             guest_secret,
             Some(Side::Tigers),
             plies,
+            think,
         )));
         played.push(Played {
             table: created.table,
@@ -417,6 +478,43 @@ pub async fn stored(database_url: &str) -> Log {
             .push((version, action, player, client_id, epoch));
     }
     tables
+}
+
+/// The longest wait between two stored events of each table: with both
+/// players moving at once, the longest time a player on move could not
+/// move.
+pub async fn longest_waits(database_url: &str) -> Vec<Duration> {
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(database_url)
+        .await
+        .unwrap();
+    // `created_at`: milliseconds since the epoch.
+    let rows: Vec<(String, i64)> =
+        sqlx::query_as("SELECT table_id, created_at FROM events ORDER BY table_id, version")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let mut longest: HashMap<String, i64> = HashMap::new();
+    for pair in rows.windows(2) {
+        let ((a, at), (b, bt)) = (&pair[0], &pair[1]);
+        if a == b {
+            let wait = longest.entry(a.clone()).or_default();
+            *wait = (*wait).max(bt - at);
+        }
+    }
+    longest
+        .into_values()
+        .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
+        .collect()
+}
+
+/// The median and the largest of `durations`.
+pub fn median_and_max(mut durations: Vec<Duration>) -> (Duration, Duration) {
+    durations.sort();
+    let median = durations
+        .get(durations.len() / 2)
+        .copied()
+        .unwrap_or_default();
+    (median, durations.last().copied().unwrap_or_default())
 }
 
 /// Every table's owner now, as the database records it.

@@ -168,6 +168,19 @@ pub async fn recv(ws: &mut Ws) -> Option<ServerMessage> {
     }
 }
 
+/// The next message, or once the connection is gone the code of the
+/// close frame the server sent (`None` without one).
+pub async fn recv_or_close(ws: &mut Ws) -> Result<ServerMessage, Option<u16>> {
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Text(text))) => return Ok(serde_json::from_str(&text).unwrap()),
+            Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
+            Some(Err(_)) | None => return Err(None),
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
 /// The token in a link's fragment.
 pub fn token_of(link: &str) -> String {
     link.rsplit_once('=').unwrap().1.to_owned()

@@ -55,20 +55,36 @@ pub struct Nats {
     binary: PathBuf,
     port: u16,
     dir: PathBuf,
+    /// Its configuration file, when it has one.
+    config: Option<PathBuf>,
     child: Option<Child>,
 }
 
 impl Nats {
     /// Starts one, or `None` (with a note) when there is no `nats-server`.
     pub async fn start() -> Option<Nats> {
+        Nats::start_with("").await
+    }
+
+    /// Starts one whose configuration file holds `settings` (an
+    /// `authorization` block, say) besides its address, or `None` (with a
+    /// note) when there is no `nats-server`.
+    pub async fn start_with(settings: &str) -> Option<Nats> {
         let Some(binary) = nats_server_binary() else {
             eprintln!("note: no nats-server binary (set BAGHCHAL_TEST_NATS_SERVER); skipping");
             return None;
         };
+        let dir = temp_dir("baghchal-nats-");
+        let config = (!settings.is_empty()).then(|| {
+            let path = dir.join("nats.conf");
+            std::fs::write(&path, settings).unwrap();
+            path
+        });
         let mut nats = Nats {
             binary,
             port: free_port().await,
-            dir: temp_dir("baghchal-nats-"),
+            dir,
+            config,
             child: None,
         };
         nats.start_again().await;
@@ -82,7 +98,11 @@ impl Nats {
 
     /// Starts it (again) on its port and its store.
     pub async fn start_again(&mut self) {
-        let child = Command::new(&self.binary)
+        let mut command = Command::new(&self.binary);
+        if let Some(config) = &self.config {
+            command.arg("-c").arg(config);
+        }
+        let child = command
             .args([
                 "-a",
                 "127.0.0.1",

@@ -9,9 +9,10 @@ use baghchal_table::play::Intent;
 use baghchal_table::seats::Key;
 
 /// A socket as the node that holds it names it: the node and its key
-/// there. The owner answers a request only for a socket that joined
-/// through it, so a socket can never act through a connection id that
-/// another owner gave out.
+/// there, drawn at random (64 bits) so that no one can guess another
+/// socket's. The owner answers a request only for the node and key that
+/// joined through it, so a socket can never act through a connection id
+/// that another owner gave out, nor through another socket's seat.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct Holder {
     pub(super) node: String,
@@ -24,12 +25,19 @@ pub(super) struct Holder {
 pub(super) enum Request {
     /// Whether the owner answers at all.
     Probe,
+    /// A socket's `hello`. No token crosses NATS: the holder sends the
+    /// hash of the token presented (SHA-256, hex), and the hash of a
+    /// fresh secret it keeps for the guest's seat in case this join
+    /// claims it (see [`crate::table::LocalTable::join_hashed`]).
     Join {
         node: String,
         key: u64,
         /// The keys presented, a link's token hashed by the node that
         /// holds the socket: no token crosses the cluster.
         keys: Vec<Key>,
+        /// The hash of the secret the guest's seat gets should this join
+        /// claim it: the secret stays with the socket's node.
+        claim_hash: String,
         since: Option<u64>,
     },
     Leave {

@@ -23,13 +23,15 @@
 //!   after for three leases.
 
 mod messages;
+mod nats_auth;
 mod relay;
 mod remote;
 
+pub use nats_auth::{NatsAuth, NatsAuthError};
 pub use remote::Remote;
 
 use messages::{Holder, Reply, Request};
-use relay::{in_sequence, read_relay_frame, relay_frame, InSequence};
+use relay::{in_sequence, read_relay_frame, relay_frame, restore_secret, InSequence};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +46,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::table::conn::{ConnId, Outbox, Outgoing, TableClosed, OUTBOX_LEN};
 use crate::table::LocalTable;
+use crate::token::{Token, TokenHash};
 
 /// The close reason a socket gets when its table moved to another node.
 pub const MOVED: &str = wire_close::Moved.reason();
@@ -66,6 +69,22 @@ pub struct ClusterConfig {
     pub name: String,
     /// How long a lease on a table lasts without renewal.
     pub lease: Duration,
+    /// The node's NATS credentials and TLS options.
+    pub auth: NatsAuth,
+}
+
+/// Why a node could not join its cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// The credentials or TLS options do not fit together.
+    #[error(transparent)]
+    Auth(#[from] NatsAuthError),
+    /// NATS refused the node (its credentials, or TLS).
+    #[error("NATS refused this node: {0}")]
+    Refused(async_nats::ConnectError),
+    /// Subscribing failed.
+    #[error("NATS: {0}")]
+    Subscribe(#[from] async_nats::SubscribeError),
 }
 
 /// This node's place in the cluster. Cheap to clone.
@@ -79,9 +98,9 @@ struct NodeInner {
     id: String,
     prefix: String,
     lease: Duration,
-    /// The sockets held here for tables owned elsewhere, by key.
+    /// The sockets held here for tables owned elsewhere, by key (random,
+    /// see [`messages::Holder`]).
     remote: Mutex<HashMap<u64, RemoteConn>>,
-    next_key: AtomicU64,
 }
 
 /// A socket held here whose table another node owns.
@@ -95,6 +114,10 @@ struct RemoteConn {
     /// How many frames the owner had sent at the previous watch: by now
     /// every one of them has had half a lease to arrive.
     owner_sent: u64,
+    /// Until the welcome arrives: the secret kept here for the guest's
+    /// seat, should the join claim it, and the hash the owner was sent
+    /// (the welcome carries it in the secret's place).
+    claim: Option<(TokenHash, Token)>,
 }
 
 /// A remote connection of a table, at its owner.
@@ -113,15 +136,34 @@ struct Relayed {
 type RemoteConns = HashMap<Holder, Relayed>;
 
 impl Node {
-    /// Connects to NATS. The client reconnects by itself when NATS
-    /// restarts.
-    pub async fn connect(config: &ClusterConfig) -> Result<Node, async_nats::ConnectError> {
-        let nats = async_nats::ConnectOptions::new()
-            .name(format!("baghchal {}", config.node_id))
-            .request_timeout(Some(config.lease.max(Duration::from_secs(2))))
-            .retry_on_initial_connect()
-            .connect(config.nats_url.as_str())
-            .await?;
+    /// Connects to NATS with the node's credentials. A NATS that refuses
+    /// them (or its TLS) fails the start; one not reachable yet is
+    /// retried, and the client reconnects by itself when NATS restarts.
+    /// Replies come to the node's own inbox prefix,
+    /// `_INBOX.CLUSTER.NODE`, so that a node's NATS user can be limited to
+    /// its own.
+    pub async fn connect(config: &ClusterConfig) -> Result<Node, NodeError> {
+        let options = || async {
+            let options = async_nats::ConnectOptions::new()
+                .name(format!("baghchal {}", config.node_id))
+                .custom_inbox_prefix(inbox_prefix(&config.name, &config.node_id))
+                .request_timeout(Some(config.lease.max(Duration::from_secs(2))));
+            config.auth.apply(options).await
+        };
+        let url = config.nats_url.as_str();
+        let nats = match options().await?.connect(url).await {
+            Ok(nats) => nats,
+            Err(e) if refused(&e) => return Err(NodeError::Refused(e)),
+            Err(e) => {
+                tracing::warn!(error = %e, "NATS is not reachable yet; trying on");
+                options()
+                    .await?
+                    .retry_on_initial_connect()
+                    .connect(url)
+                    .await
+                    .map_err(NodeError::Refused)?
+            }
+        };
         Ok(Node {
             inner: Arc::new(NodeInner {
                 nats,
@@ -129,9 +171,25 @@ impl Node {
                 prefix: config.name.clone(),
                 lease: config.lease,
                 remote: Mutex::new(HashMap::new()),
-                next_key: AtomicU64::new(1),
             }),
         })
+    }
+
+    /// Keeps `conn` under a fresh random key, and returns the key.
+    fn insert_remote(&self, conn: RemoteConn) -> Result<u64, TableClosed> {
+        let mut remote = self.remote();
+        loop {
+            let mut bytes = [0u8; 8];
+            getrandom::fill(&mut bytes).map_err(|e| {
+                tracing::error!(error = %e, "no random bytes");
+                TableClosed
+            })?;
+            let key = u64::from_le_bytes(bytes);
+            if let std::collections::hash_map::Entry::Vacant(entry) = remote.entry(key) {
+                entry.insert(conn);
+                return Ok(key);
+            }
+        }
     }
 
     /// This node's id.
@@ -267,6 +325,14 @@ impl Node {
             }
             InSequence::Next => {
                 conn.received = seq;
+                // The first frame is the welcome: a claimed seat's secret
+                // goes into it here, in place of its hash.
+                let outgoing = match (conn.claim.take(), outgoing) {
+                    (Some((hash, secret)), Some(Outgoing::Text(text))) => {
+                        Some(Outgoing::Text(restore_secret(text, &hash, &secret)))
+                    }
+                    (_, outgoing) => outgoing,
+                };
                 // The table dropped the connection, or the socket is too
                 // slow: its outbox closes, and the socket with it.
                 outgoing.is_some_and(|outgoing| conn.outbox.try_send(outgoing).is_ok())
@@ -418,12 +484,27 @@ impl Node {
                 node,
                 key,
                 keys,
+                claim_hash,
                 since,
             } => {
+                let Some(claim) = TokenHash::from_hex(claim_hash) else {
+                    tracing::warn!(node_id = %node, "a join without a claim's hash");
+                    return Reply::Closed;
+                };
+                if conns.contains_key(&Holder {
+                    node: node.clone(),
+                    key,
+                }) {
+                    tracing::warn!(node_id = %node, "a join for a connection already here");
+                    return Reply::Closed;
+                }
                 let conn = REMOTE_CONN | NEXT_REMOTE_CONN.fetch_add(1, Ordering::Relaxed);
                 let (outbox, mut inbox) = mpsc::channel(OUTBOX_LEN);
                 let weak = outbox.downgrade();
-                match handle.join(conn, keys, since, outbox).await {
+                match handle
+                    .join_hashed(conn, keys, Some(claim), since, outbox)
+                    .await
+                {
                     Ok(Ok(member)) => {
                         let subject = self.conn_subject(&node, key);
                         let sent = Arc::new(AtomicU64::new(0));
@@ -499,4 +580,25 @@ impl Node {
             },
         }
     }
+}
+
+/// The prefix of a node's reply subjects.
+fn inbox_prefix(cluster: &str, node: &str) -> String {
+    format!("_INBOX.{cluster}.{node}")
+}
+
+/// Whether NATS refused the node, or the node NATS's certificate, rather
+/// than not answering: trying again would not help.
+fn refused(error: &async_nats::ConnectError) -> bool {
+    use async_nats::ConnectErrorKind as Kind;
+    // A failed TLS handshake comes as an I/O error around TLS's own.
+    let tls_handshake = std::error::Error::source(error)
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::get_ref)
+        .is_some_and(|inner| inner.is::<async_nats::rustls::Error>());
+    tls_handshake
+        || matches!(
+            error.kind(),
+            Kind::Authentication | Kind::AuthorizationViolation | Kind::Tls | Kind::ServerParse
+        )
 }

@@ -5,6 +5,7 @@ use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;
 
 use crate::table::conn::Outgoing;
+use crate::token::{Token, TokenHash};
 
 use baghchal_protocol::CloseCode as wire_close;
 
@@ -60,6 +61,19 @@ pub(super) fn read_relay_frame(payload: &[u8]) -> Option<(u64, Option<Outgoing>)
         _ => return None,
     };
     Some((seq, outgoing))
+}
+
+/// The welcome of a relayed join that claimed the guest's seat carries
+/// the hash of the secret the socket's node keeps (the owner never sees
+/// the secret): `text` with that secret in the hash's place. Any other
+/// frame is returned as it is.
+pub(super) fn restore_secret(text: Utf8Bytes, hash: &TokenHash, secret: &Token) -> Utf8Bytes {
+    let placeholder = format!("\"secret\":\"{}\"", hash.as_str());
+    if !text.as_str().contains(&placeholder) {
+        return text;
+    }
+    let restored = format!("\"secret\":\"{}\"", secret.as_str());
+    Utf8Bytes::from(text.as_str().replacen(&placeholder, &restored, 1))
 }
 
 /// Where a relayed frame stands against the last one delivered.
@@ -133,6 +147,24 @@ mod tests {
         assert!(read_relay_frame(b"X12345678").is_none());
         assert!(read_relay_frame(b"T\0\0\0\0\0\0\0\x01\xff").is_none());
         assert!(read_relay_frame(b"").is_none());
+    }
+
+    #[test]
+    fn a_claimed_seats_secret_takes_its_hashs_place_in_the_welcome_only() {
+        let secret = Token::generate().unwrap();
+        let hash = secret.hash();
+        let welcome = format!(
+            "{{\"type\":\"welcome\",\"role\":\"player\",\"player\":\"guest\",\"secret\":\"{}\"}}",
+            hash.as_str()
+        );
+        let restored = restore_secret(Utf8Bytes::from(welcome), &hash, &secret);
+        let message: serde_json::Value = serde_json::from_str(restored.as_str()).unwrap();
+        assert_eq!(message["secret"], secret.as_str());
+        assert!(!restored.as_str().contains(hash.as_str()));
+        // A spectator's welcome, or a player's who claimed nothing.
+        let plain = "{\"type\":\"welcome\",\"role\":\"spectator\"}";
+        let kept = restore_secret(Utf8Bytes::from_static(plain), &hash, &secret);
+        assert_eq!(kept.as_str(), plain);
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! A socket's table owned by another node: its commands go to the owner,
 //! and what the table sends comes back as relayed frames.
 
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use baghchal_protocol as wire;
@@ -9,6 +8,7 @@ use baghchal_protocol as wire;
 use super::messages::{Holder, Reply, Request};
 use super::{Node, RemoteConn};
 use crate::table::conn::{Member, Outbox, TableClosed};
+use crate::token::{Token, TokenHash};
 use baghchal_table::play::Intent;
 use baghchal_table::seats::Key;
 
@@ -32,28 +32,33 @@ impl Remote {
         })
     }
 
-    /// Joins at the owner; what the table sends arrives in `outbox`.
+    /// Joins at the owner; what the table sends arrives in `outbox`. The
+    /// token stays here: the owner gets its hash, and the hash of the
+    /// secret kept here for the guest's seat should this join claim it.
     pub async fn join(
         &self,
         keys: Vec<Key>,
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
-        let key = self.node.inner.next_key.fetch_add(1, Ordering::Relaxed);
-        self.node.remote().insert(
-            key,
-            RemoteConn {
-                table: self.table.clone(),
-                joined: false,
-                outbox,
-                received: 0,
-                owner_sent: 0,
-            },
-        );
+        let claim = Token::generate().map_err(|e| {
+            tracing::error!(error = %e, "no random bytes");
+            TableClosed
+        })?;
+        let claim_hash = claim.hash();
+        let key = self.node.insert_remote(RemoteConn {
+            table: self.table.clone(),
+            joined: false,
+            outbox,
+            received: 0,
+            owner_sent: 0,
+            claim: Some((claim_hash.clone(), claim)),
+        })?;
         let request = Request::Join {
             node: self.node.inner.id.clone(),
             key,
             keys,
+            claim_hash: claim_hash.as_str().to_owned(),
             since,
         };
         let reply = self.node.request(&self.table, &request).await;

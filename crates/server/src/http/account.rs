@@ -85,7 +85,7 @@ pub async fn me(
     {
         return Ok(Json(describe(&state, &identity).await?).into_response());
     }
-    let client = client_address(peer, &headers, state.trust_proxy);
+    let client = client_address(peer, &headers, &state.trusted_proxies);
     state
         .accounts
         .newcomers
@@ -125,7 +125,7 @@ pub async fn sign_up(
         field: "password".into(),
         message: message.into(),
     })?;
-    let client = client_address(peer, &headers, state.trust_proxy);
+    let client = client_address(peer, &headers, &state.trusted_proxies);
     state
         .accounts
         .signups
@@ -161,7 +161,7 @@ pub async fn log_in(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, HttpError> {
     let raw: AccountCredentials = read_json_post(&state.origins, &headers, body, MAX_FRAME_BYTES)?;
-    let client = client_address(peer, &headers, state.trust_proxy);
+    let client = client_address(peer, &headers, &state.trusted_proxies);
     state
         .accounts
         .logins
@@ -307,7 +307,7 @@ async fn confirm_password(
     identity: &Identity,
     password: String,
 ) -> Result<(), HttpError> {
-    let client = client_address(peer, headers, state.trust_proxy);
+    let client = client_address(peer, headers, &state.trusted_proxies);
     state
         .accounts
         .logins

@@ -229,7 +229,7 @@ pub async fn analyse(
     let request: AnalysisRequest =
         read_json_post(&state.origins, &headers, body, MAX_ANALYSIS_BODY)?;
     // One address holds only its share of the places in flight.
-    let client = client_address(peer, &headers, state.trust_proxy);
+    let client = client_address(peer, &headers, &state.trusted_proxies);
     let _share = state.boards_by_address.enter(Some(client)).map_err(|_| {
         crate::stats::analysis_board_refused("address");
         AnalysisError::AddressBusy

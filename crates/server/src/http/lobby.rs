@@ -78,7 +78,7 @@ pub async fn lobby_events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, HttpError> {
     let identity = identity_of(&state, &headers).await?;
-    let address = client_address(peer, &headers, state.trust_proxy);
+    let address = client_address(peer, &headers, &state.trusted_proxies);
     let pass = state
         .lobby_channels
         .enter(Some(address))

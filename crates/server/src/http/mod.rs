@@ -54,7 +54,7 @@ pub async fn create_table(
 ) -> Result<(StatusCode, Json<TableCreated>), HttpError> {
     let raw = read_json_post(&state.origins, &headers, body, MAX_FRAME_BYTES)?;
     let options = options_of(&raw)?;
-    let client = client_address(peer, &headers, state.trust_proxy);
+    let client = client_address(peer, &headers, &state.trusted_proxies);
     state.creation_limit.check(client).map_err(|wait| {
         crate::stats::tables_rate_limited();
         HttpError::TooManyTables(wait)
@@ -141,7 +141,7 @@ pub async fn game_analysis(
     let json: Arc<str> = match stored.analysis.filter(|a| analysis::is_current(a)) {
         Some(analysis) => analysis.into(),
         None => {
-            let client = client_address(peer, &headers, state.trust_proxy);
+            let client = client_address(peer, &headers, &state.trusted_proxies);
             let flights = state.reviews.clone();
             flights
                 .run((table.clone(), number, board), || {

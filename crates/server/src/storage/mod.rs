@@ -105,6 +105,7 @@ macro_rules! on_pool {
 }
 
 mod events;
+mod expiry;
 mod games;
 mod lobby;
 mod ownership;
@@ -224,7 +225,15 @@ impl Storage {
             tasks.spawn_blocking(move || sqlite_writer::run(conn, queue, answers, &copied));
             Pool::Sqlite(pool)
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let options = PgConnectOptions::from_str(url)?;
+            // A node paused (or cut off) inside a transaction would hold
+            // its table's row lock, and with it every other node's
+            // takeover, for as long as it stays paused: the database ends
+            // such a transaction after a while, and the node's late commit
+            // then fails like any other fenced write.
+            let options = PgConnectOptions::from_str(url)?.options([(
+                "idle_in_transaction_session_timeout",
+                IDLE_IN_TRANSACTION_TIMEOUT,
+            )]);
             let pool = PgPoolOptions::new()
                 .max_connections(16)
                 .acquire_timeout(Duration::from_secs(10))
@@ -477,6 +486,11 @@ impl Storage {
         matches!(self.pool, Pool::Postgres(_))
     }
 }
+
+/// How long a PostgreSQL session may sit inside a transaction doing
+/// nothing before the database ends it (every transaction here is a few
+/// statements sent at once).
+const IDLE_IN_TRANSACTION_TIMEOUT: &str = "10s";
 
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()

@@ -90,15 +90,26 @@ impl Table {
         let Some(turn) = slot.as_mut() else {
             return;
         };
+        let show = self.options.opponent == Opponent::Bots;
         match std::mem::replace(&mut turn.stage, Stage::Pacing) {
             Stage::Pacing => {
                 let Some(level) = self.options.level else {
                     *slot = None;
                     return;
                 };
+                if show && self.spectators.is_empty() {
+                    // The gallery emptied: the show pauses until someone
+                    // watches again.
+                    *slot = None;
+                    return;
+                }
                 let computer = self.context.computer.clone();
                 turn.stage = Stage::Thinking(Box::pin(async move {
-                    computer.choose(position, level, seed()).await
+                    if show {
+                        computer.choose_for_show(position, level, seed()).await
+                    } else {
+                        computer.choose(position, level, seed()).await
+                    }
                 }));
             }
             Stage::Chosen(action) => self.computer_chose(board, Some(action)).await,
@@ -206,9 +217,12 @@ impl Table {
         };
         let game = play.game();
         let position = game.position();
+        // A bots table plays only while someone watches it.
+        let unwatched_show = self.options.opponent == Opponent::Bots && self.spectators.is_empty();
         if game.is_finished()
             || !play.is_computer(position.side_to_move())
             || self.options.level.is_none()
+            || unwatched_show
         {
             self.computers[slot] = None;
             return;

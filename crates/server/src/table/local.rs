@@ -11,11 +11,18 @@ use baghchal_table::seats::Key;
 use baghchal_table::seats::Seats;
 
 use super::conn::{ConnId, Member, Outbox, TableClosed};
+use crate::token::TokenHash;
 
 pub(super) enum Command {
     Join {
         conn: ConnId,
+        /// The keys presented: a link's token hashed, the socket's
+        /// player.
         keys: Vec<Key>,
+        /// The hash of the secret the guest's seat gets if this join
+        /// claims it (a relayed join: the socket's node keeps the secret);
+        /// `None` draws a fresh secret here.
+        claim: Option<TokenHash>,
         since: Option<u64>,
         outbox: Outbox,
         respond_to: oneshot::Sender<Result<Member, wire::ErrorCode>>,
@@ -74,11 +81,28 @@ impl LocalTable {
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
+        self.join_hashed(conn, keys, None, since, outbox).await
+    }
+
+    /// [`LocalTable::join`] for a socket held by another node, which sends
+    /// only the keys (a token's hash, never the token), and the hash of the secret
+    /// the guest's seat gets if the join claims it: the welcome then
+    /// carries that hash where the secret goes, and the socket's node puts
+    /// the secret in its place. No token crosses between nodes.
+    pub async fn join_hashed(
+        &self,
+        conn: ConnId,
+        keys: Vec<Key>,
+        claim: Option<TokenHash>,
+        since: Option<u64>,
+        outbox: Outbox,
+    ) -> Result<Result<Member, wire::ErrorCode>, TableClosed> {
         let (respond_to, rx) = oneshot::channel();
         self.tx
             .send(Command::Join {
                 conn,
                 keys,
+                claim,
                 since,
                 outbox,
                 respond_to,

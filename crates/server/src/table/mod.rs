@@ -100,6 +100,11 @@ pub struct TableContext {
     /// Cancelled at shutdown: each table ends after the command it is
     /// handling, its commit included.
     pub shutdown: CancellationToken,
+    /// A child of `shutdown`, cancelled when a cluster node stops by plan
+    /// (SIGTERM): each table ends after its command, gives up its lease,
+    /// and only then tells its sockets to reconnect (1012), so that they
+    /// find it free and another node takes it at once.
+    pub handover: CancellationToken,
     /// Wall time: the clocks, absences and offer limits.
     pub clock: Arc<dyn WallClock>,
     /// Counts the actions, so that the tablebase build yields to play.
@@ -346,6 +351,12 @@ impl Table {
                 "table stopped here; it moves to another node"
             );
             self.leave_registry();
+            // Handed over: free before anyone is told to come back.
+            if let (true, Some(epoch)) = (self.context.handover.is_cancelled(), self.tenure.epoch) {
+                if let Err(e) = self.context.storage.release(&self.id, epoch).await {
+                    tracing::warn!(error = %e, "giving up the lease failed");
+                }
+            }
             for conn in [self.host.take(), self.guest.take()].into_iter().flatten() {
                 let _ = conn
                     .outbox
@@ -363,11 +374,12 @@ impl Table {
             Command::Join {
                 conn,
                 keys,
+                claim,
                 since,
                 outbox,
                 respond_to,
             } => {
-                let result = self.join(conn, &keys, since, outbox).await;
+                let result = self.join(conn, &keys, claim, since, outbox).await;
                 let _ = respond_to.send(result);
             }
             Command::Leave { conn } => self.leave(conn).await,

@@ -23,6 +23,7 @@ impl Table {
         &mut self,
         conn: ConnId,
         keys: &[Key],
+        claim: Option<TokenHash>,
         since: Option<u64>,
         outbox: Outbox,
     ) -> Result<Member, wire::ErrorCode> {
@@ -34,19 +35,23 @@ impl Table {
         let member = match self.seats.admit(keys, &self.options, &self.boards)? {
             Admission::Seated(player) => Member::Player(player),
             Admission::ClaimsGuest => {
-                let secret = Token::generate().map_err(|e| {
-                    tracing::error!(error = %e, "no random bytes");
-                    wire::ErrorCode::Internal
-                })?;
+                // The seat's secret: its hash, and what the welcome carries
+                // (the secret, or for a relayed join its hash, which the
+                // socket's node replaces by the secret it keeps).
+                let (hash, secret) = match claim {
+                    Some(hash) => (hash.clone(), hash.as_str().to_owned()),
+                    None => {
+                        let token = Token::generate().map_err(|e| {
+                            tracing::error!(error = %e, "no random bytes");
+                            wire::ErrorCode::Internal
+                        })?;
+                        (token.hash(), token.as_str().to_owned())
+                    }
+                };
                 match self
                     .context
                     .storage
-                    .claim_guest_seat(
-                        &self.id,
-                        &secret.hash(),
-                        identity.as_deref(),
-                        self.tenure.epoch,
-                    )
+                    .claim_guest_seat(&self.id, &hash, identity.as_deref(), self.tenure.epoch)
                     .await
                 {
                     Ok(true) => {}
@@ -60,7 +65,7 @@ impl Table {
                         return Err(wire::ErrorCode::Internal);
                     }
                 }
-                self.seats.seat_guest(secret.hash().key(), identity);
+                self.seats.seat_guest(hash.key(), identity);
                 tracing::info!(conn_id = conn, "opponent link claimed");
                 claimed = Some(secret);
                 Member::Player(Player::Guest)
@@ -92,7 +97,7 @@ impl Table {
                 Member::Player(p) => Some(p.to_wire()),
                 Member::Spectator => None,
             },
-            secret: claimed.map(|t| t.as_str().to_owned()),
+            secret: claimed,
         };
         let mut frames = vec![encode(&welcome)];
         match since.and_then(|since| self.missed_since(since)) {

@@ -14,6 +14,7 @@ mod clocks;
 mod computer;
 mod connections;
 mod endings;
+mod expiry;
 mod first_moves;
 mod friend;
 mod history;

@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 use baghchal_protocol::{ApiError, ApiErrorCode, Opponent, ServerMessage};
-use baghchal_server::client_limit::TableLimit;
+use baghchal_server::client_limit::{TableLimit, TrustedProxies};
 use baghchal_server::ws::Liveness;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Error as WsError;
@@ -149,7 +149,7 @@ async fn one_address_gets_a_burst_of_tables_then_429_with_retry_after() {
         burst: NonZeroU32::new(3).unwrap(),
         per_minute: NonZeroU32::new(1).unwrap(),
     };
-    config.trust_proxy = true;
+    config.trusted_proxies = TrustedProxies::any();
     let server = TestServer::start_with(config).await;
     let behind = [("X-Forwarded-For", "203.0.113.9")];
     for _ in 0..3 {
@@ -165,6 +165,28 @@ async fn one_address_gets_a_burst_of_tables_then_429_with_retry_after() {
     // word about earlier hops is not taken.
     let other = [("X-Forwarded-For", "203.0.113.9, 198.51.100.7")];
     assert_eq!(create_from(&server, &other).await.0, 201);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_forwarded_address_is_not_believed_from_a_peer_outside_the_trusted_blocks() {
+    let db = TestDb::sqlite();
+    let mut config = TestServer::config(&db);
+    config.table_limit = TableLimit {
+        burst: NonZeroU32::new(3).unwrap(),
+        per_minute: NonZeroU32::new(1).unwrap(),
+    };
+    // The test's client is 127.0.0.1: not the proxy.
+    config.trusted_proxies = TrustedProxies::within(vec!["10.0.0.0/8".parse().unwrap()]);
+    let server = TestServer::start_with(config).await;
+    for n in 0..3 {
+        let forged = format!("203.0.113.{n}");
+        let (status, _, body) = create_from(&server, &[("X-Forwarded-For", &forged)]).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    // A fresh forwarded address buys no fresh budget.
+    let (status, _, body) = create_from(&server, &[("X-Forwarded-For", "198.51.100.7")]).await;
+    assert_eq!(status, 429, "{body}");
     server.stop().await;
 }
 

@@ -196,6 +196,93 @@ async fn bots_play_by_themselves_and_start_the_next_game(db: &TestDb) {
 }
 on_both!(bots_play_by_themselves_and_start_the_next_game);
 
+async fn a_bots_table_plays_only_while_someone_watches(db: &TestDb) {
+    // The bots would play a move every 2 ms if nobody had to watch.
+    let mut config = TestServer::config(db);
+    config.pace.bots_move = std::time::Duration::from_millis(2);
+    let server = TestServer::start_with(config.clone()).await;
+    let mut req = request(Opponent::Bots, 0);
+    req.level = Some(400);
+    let created = server.create(&req).await;
+    let watch = spectator_token(&created);
+    let mut spectator = server.connect().await;
+    let joined = spectator.hello(&created.table, &watch, None).await;
+    // Nothing was played before anyone watched; once watched, they play.
+    assert_eq!(joined.snapshot().unwrap().0, 0);
+    spectator
+        .until(|m| match m {
+            ServerMessage::Event { version, .. } if *version >= 3 => Some(()),
+            _ => None,
+        })
+        .await;
+    server.stop().await;
+    let stored = stored_events(db, &created.table).await;
+    // The start loads the table; with its gallery empty it waits.
+    let server = TestServer::start_with(config).await;
+    let mut spectator = server.connect().await;
+    let joined = spectator.hello(&created.table, &watch, None).await;
+    assert_eq!(joined.snapshot().unwrap().0, stored);
+    server.stop().await;
+}
+
+async fn a_bots_table_pauses_when_its_last_spectator_leaves(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.pace.bots_move = std::time::Duration::from_millis(2);
+    let server = TestServer::start_with(config).await;
+    let mut req = request(Opponent::Bots, 0);
+    req.level = Some(400);
+    // Two shows at the same pace, on the same threads: the one still
+    // watched measures how long the other was left alone.
+    let left = server.create(&req).await;
+    let watched = server.create(&req).await;
+    let mut leaving = server.connect().await;
+    leaving
+        .hello(&left.table, &spectator_token(&left), None)
+        .await;
+    leaving
+        .until(|m| match m {
+            ServerMessage::Event { version, .. } if *version >= 3 => Some(()),
+            _ => None,
+        })
+        .await;
+    leaving.close().await;
+    let at_leave = stored_events(db, &left.table).await;
+    let mut staying = server.connect().await;
+    staying
+        .hello(&watched.table, &spectator_token(&watched), None)
+        .await;
+    staying
+        .until(|m| match m {
+            ServerMessage::Event { version, .. } if *version >= 30 => Some(()),
+            _ => None,
+        })
+        .await;
+    // Meanwhile the show nobody watched finished at most the moves it was
+    // thinking about when its spectator left.
+    let after = stored_events(db, &left.table).await;
+    assert!(after <= at_leave + 2, "{at_leave} -> {after}");
+    server.stop().await;
+}
+on_both!(a_bots_table_pauses_when_its_last_spectator_leaves);
+
+/// How many events `table` has stored.
+async fn stored_events(db: &TestDb, table: &str) -> u64 {
+    let sql = "SELECT COUNT(*) FROM events WHERE table_id = $1";
+    let count: i64 = if db.url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        let count = sqlx::query_scalar(sql).bind(table).fetch_one(&pool).await;
+        pool.close().await;
+        count.unwrap()
+    } else {
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        let count = sqlx::query_scalar(sql).bind(table).fetch_one(&pool).await;
+        pool.close().await;
+        count.unwrap()
+    };
+    u64::try_from(count).unwrap()
+}
+on_both!(a_bots_table_plays_only_while_someone_watches);
+
 async fn seat_holders_see_each_others_connection(db: &TestDb) {
     let server = TestServer::start(db).await;
     let mut seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
