@@ -71,7 +71,7 @@ async fn hello(addr: &str, table: &str, token: &str) -> (Ws, ServerMessage, Opti
     let mut ws = connect(addr).await.expect("a socket");
     let message = ClientMessage::Hello {
         table: table.to_owned(),
-        token: token.to_owned(),
+        token: Some(token.to_owned()),
         since: None,
     };
     assert!(send(&mut ws, &message).await);

@@ -8,7 +8,7 @@ use baghchal_protocol as wire;
 use super::messages::{Holder, Reply, Request};
 use super::{Node, RemoteConn};
 use crate::table::conn::{Member, Outbox, TableClosed};
-use crate::token::{Token, TokenHash};
+use crate::token::Token;
 use baghchal_table::play::Intent;
 use baghchal_table::seats::Key;
 

@@ -13,7 +13,7 @@ use baghchal_table::seat::Player;
 use baghchal_table::seats::{Admission, Key, ABSENCE_GRACE};
 use baghchal_table::time::Timestamp;
 
-use crate::token::Token;
+use crate::token::{Token, TokenHash};
 
 use super::conn::{encode, ConnId, Member, Outbox, Outgoing};
 use super::{Conn, Table};
