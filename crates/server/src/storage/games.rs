@@ -4,9 +4,8 @@
 //! ended before the rows existed.
 
 use baghchal_rules::{Outcome, Record};
-use sqlx::Row;
 
-use super::rows::ClockColumns;
+use super::rows::{ClockColumns, RowLike};
 use super::{Pool, Storage, StorageError};
 use baghchal_table::finished::{FinishedGame, SeatKind};
 use baghchal_table::names::{side_from_name, side_name};
@@ -201,39 +200,6 @@ fn decode(row: &impl RowLike) -> Result<StoredGame, StorageError> {
         ratings,
     })
 }
-
-/// The columns [`decode`] reads, from either database's rows.
-trait RowLike {
-    fn text(&self, name: &str) -> Result<String, StorageError>;
-    fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError>;
-    fn number(&self, name: &str) -> Result<i64, StorageError>;
-    fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError>;
-    fn maybe_real(&self, name: &str) -> Result<Option<f64>, StorageError>;
-}
-
-macro_rules! row_like {
-    ($row:ty) => {
-        impl RowLike for $row {
-            fn text(&self, name: &str) -> Result<String, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn number(&self, name: &str) -> Result<i64, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn maybe_real(&self, name: &str) -> Result<Option<f64>, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-        }
-    };
-}
-row_like!(sqlx::sqlite::SqliteRow);
-row_like!(sqlx::postgres::PgRow);
 
 impl Storage {
     /// Game `game` of `table` on `board`, once it is over.

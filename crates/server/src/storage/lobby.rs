@@ -8,7 +8,7 @@
 
 use sqlx::Row;
 
-use super::rows::ClockColumns;
+use super::rows::{ClockColumns, RowLike};
 use super::{insert_table, now_millis, BeginWrite, Pool, Storage, StorageError, TableRow};
 
 /// An open challenge, with its maker's name.
@@ -88,7 +88,7 @@ const CHALLENGE_COLUMNS: &str = "SELECT c.id, c.player_id, p.name, c.side, c.clo
      c.max_rating, \
      c.created_at FROM challenges c JOIN players p ON p.id = c.player_id";
 
-fn challenge_of(row: &impl RowRead) -> Result<ChallengeRow, StorageError> {
+fn challenge_of(row: &impl RowLike) -> Result<ChallengeRow, StorageError> {
     Ok(ChallengeRow {
         id: row.text("id")?,
         player: row.text("player_id")?,
@@ -107,35 +107,6 @@ fn challenge_of(row: &impl RowRead) -> Result<ChallengeRow, StorageError> {
         created_at: row.number("created_at")?,
     })
 }
-
-/// The columns read here, from either database's rows.
-trait RowRead {
-    fn text(&self, name: &str) -> Result<String, StorageError>;
-    fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError>;
-    fn number(&self, name: &str) -> Result<i64, StorageError>;
-    fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError>;
-}
-
-macro_rules! row_read {
-    ($row:ty) => {
-        impl RowRead for $row {
-            fn text(&self, name: &str) -> Result<String, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn number(&self, name: &str) -> Result<i64, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-            fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError> {
-                Ok(self.try_get(name)?)
-            }
-        }
-    };
-}
-row_read!(sqlx::sqlite::SqliteRow);
-row_read!(sqlx::postgres::PgRow);
 
 impl Storage {
     /// Stores an open challenge, unless its maker has

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use sqlx::Row;
+
 use crate::token::TokenHash;
 use baghchal_table::clock::TimeControl;
 use baghchal_table::names::{repetition_from_name, side_from_name};
@@ -153,6 +155,39 @@ impl RawTable {
         })
     }
 }
+
+/// The columns the storage reads by name, from either database's rows.
+pub(super) trait RowLike {
+    fn text(&self, name: &str) -> Result<String, StorageError>;
+    fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError>;
+    fn number(&self, name: &str) -> Result<i64, StorageError>;
+    fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError>;
+    fn maybe_real(&self, name: &str) -> Result<Option<f64>, StorageError>;
+}
+
+macro_rules! row_like {
+    ($row:ty) => {
+        impl RowLike for $row {
+            fn text(&self, name: &str) -> Result<String, StorageError> {
+                Ok(self.try_get(name)?)
+            }
+            fn maybe_text(&self, name: &str) -> Result<Option<String>, StorageError> {
+                Ok(self.try_get(name)?)
+            }
+            fn number(&self, name: &str) -> Result<i64, StorageError> {
+                Ok(self.try_get(name)?)
+            }
+            fn maybe_number(&self, name: &str) -> Result<Option<i64>, StorageError> {
+                Ok(self.try_get(name)?)
+            }
+            fn maybe_real(&self, name: &str) -> Result<Option<f64>, StorageError> {
+                Ok(self.try_get(name)?)
+            }
+        }
+    };
+}
+row_like!(sqlx::sqlite::SqliteRow);
+row_like!(sqlx::postgres::PgRow);
 
 #[cfg(test)]
 mod tests {
