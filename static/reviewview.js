@@ -139,9 +139,10 @@ export function graphTable(analysis) {
     'details',
     { class: 'graph-text' },
     h('summary', { text: t('graphAsText') }),
+    // A region that scrolls is reached with the keyboard too.
     h(
       'div',
-      { class: 'table-scroll' },
+      { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': t('graphAsText') },
       h(
         'table',
         {},
@@ -172,7 +173,7 @@ export function summaryTable(analysis) {
   // In a box of its own that scrolls sideways rather than widen a phone's page.
   return h(
     'div',
-    { class: 'table-scroll' },
+    { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': t('summaryCaption') },
     h(
       'table',
       { class: 'review-summary', id: 'review-summary' },

@@ -262,7 +262,10 @@ export class TableView {
     const m = eventMoment(before, this.s, msg);
     // A game that just ended may have been rated: both players see how
     // their ratings moved.
-    if (msg.state.result && !before.game?.result && !this.two()) this.readRatings(msg.state.game);
+    // Only a lobby game is rated, and a lobby table is joined with the
+    // session, never a link; an aborted game is never rated.
+    const ended = msg.state.result;
+    if (ended && ended.reason !== 'aborted' && !before.game?.result && !this.token && !this.two()) this.readRatings(msg.state.game);
     const pane = this.pane(m.n);
     if (pane) pane.confirmResign = false;
     this.update(msg.event.kind === 'played' ? m.n : null);
