@@ -43,6 +43,22 @@ pub const DAYS_PER_ACTION: std::ops::RangeInclusive<u8> = 1..=3;
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
 impl TimeControl {
+    /// The time control as a table request states it.
+    pub fn to_wire(self) -> baghchal_protocol::TimeControl {
+        match self {
+            TimeControl::Fischer { initial, increment } => baghchal_protocol::TimeControl {
+                initial: Some(u32::try_from(initial.as_secs()).unwrap_or(u32::MAX)),
+                increment: Some(u32::try_from(increment.as_secs()).unwrap_or(u32::MAX)),
+                days_per_action: None,
+            },
+            TimeControl::DaysPerAction(days) => baghchal_protocol::TimeControl {
+                initial: None,
+                increment: None,
+                days_per_action: Some(days),
+            },
+        }
+    }
+
     /// A side's time before its first action, and at a correspondence
     /// pace for each action.
     pub fn allowance(self) -> Duration {

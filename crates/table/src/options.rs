@@ -245,18 +245,7 @@ impl TableOptions {
 
     /// The time control on the wire.
     pub fn clock_to_wire(&self) -> Option<wire::TimeControl> {
-        self.clock.map(|clock| match clock {
-            TimeControl::Fischer { initial, increment } => wire::TimeControl {
-                initial: Some(u32::try_from(initial.as_secs()).unwrap_or(u32::MAX)),
-                increment: Some(u32::try_from(increment.as_secs()).unwrap_or(u32::MAX)),
-                days_per_action: None,
-            },
-            TimeControl::DaysPerAction(days) => wire::TimeControl {
-                initial: None,
-                increment: None,
-                days_per_action: Some(days),
-            },
-        })
+        self.clock.map(TimeControl::to_wire)
     }
 
     /// The rules variant on the wire.

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::storage::{
     ChallengeRow, ClockColumns, Consumes, Pairing, PoolEntry, Storage, StorageError, TableRow,
 };
+use baghchal_table::clock::TimeControl;
 use baghchal_table::options::TableOptions;
 use pools::{match_wave, POOLS};
 
@@ -168,7 +169,11 @@ fn lobby_options(
 
 /// The speed class of a table's clock.
 pub fn speed_of(options: &TableOptions) -> Speed {
-    let columns = ClockColumns::encode(options.clock);
+    speed_of_columns(ClockColumns::encode(options.clock))
+}
+
+/// The speed class of a clock as its columns hold it.
+fn speed_of_columns(columns: ClockColumns) -> Speed {
     let ms = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
     Speed::of(
         ms(columns.initial_ms),
@@ -321,11 +326,7 @@ impl Lobby {
             let Some(clock) = live.clock.decode() else {
                 continue;
             };
-            let Ok(options) = lobby_options(clock.map(|c| to_wire_clock(&c)), wire::Side::Goats)
-            else {
-                continue;
-            };
-            let speed = speed_of(&options);
+            let speed = speed_of_columns(live.clock);
             let mut seen = Vec::with_capacity(2);
             for (id, name) in &live.players {
                 let rating = self.rating_of(id, speed).await?;
@@ -350,7 +351,7 @@ impl Lobby {
                 url: self.url(&live.table),
                 table: live.table,
                 speed: speed.name().to_owned(),
-                clock: clock.map(|c| to_wire_clock(&c)),
+                clock: clock.map(TimeControl::to_wire),
                 rated: live.rated,
                 goats,
                 tigers,
@@ -444,9 +445,9 @@ impl Lobby {
             return Err(LobbyError::AccountNeeded);
         }
         let clock = challenge.clock.decode().ok_or(LobbyError::Taken)?;
-        let probe = lobby_options(clock.map(|c| to_wire_clock(&c)), wire::Side::Goats)
-            .map_err(|_| LobbyError::Taken)?;
-        let rating = self.rating_of(player, speed_of(&probe)).await?;
+        let rating = self
+            .rating_of(player, speed_of_columns(challenge.clock))
+            .await?;
         let shown = i64::from(rating.shown());
         if challenge.min_rating.is_some_and(|low| shown < low)
             || challenge.max_rating.is_some_and(|high| shown > high)
@@ -466,7 +467,7 @@ impl Lobby {
         } else {
             wire::Side::Tigers
         };
-        let options = lobby_options(clock.map(|c| to_wire_clock(&c)), host_side)
+        let options = lobby_options(clock.map(TimeControl::to_wire), host_side)
             .map_err(|_| LobbyError::Taken)?;
         let table = table_row(
             random_id()?,
@@ -667,26 +668,10 @@ impl Lobby {
     }
 }
 
-fn to_wire_clock(clock: &baghchal_table::clock::TimeControl) -> wire::TimeControl {
-    match *clock {
-        baghchal_table::clock::TimeControl::Fischer { initial, increment } => wire::TimeControl {
-            initial: u32::try_from(initial.as_secs()).ok(),
-            increment: u32::try_from(increment.as_secs()).ok(),
-            days_per_action: None,
-        },
-        baghchal_table::clock::TimeControl::DaysPerAction(days) => wire::TimeControl {
-            initial: None,
-            increment: None,
-            days_per_action: Some(days),
-        },
-    }
-}
-
 /// A challenge as the lobby shows it (`None` for a row this server would
 /// not write).
 fn challenge_to_wire(row: &ChallengeRow) -> Option<wire::Challenge> {
     let clock = row.clock.decode()?;
-    let options = lobby_options(clock.map(|c| to_wire_clock(&c)), wire::Side::Goats).ok()?;
     Some(wire::Challenge {
         id: row.id.clone(),
         player: wire::LobbyPlayer {
@@ -700,8 +685,8 @@ fn challenge_to_wire(row: &ChallengeRow) -> Option<wire::Challenge> {
             "tigers" => wire::SideChoice::Tigers,
             _ => wire::SideChoice::Random,
         },
-        clock: clock.map(|c| to_wire_clock(&c)),
-        speed: speed_of(&options).name().to_owned(),
+        clock: clock.map(TimeControl::to_wire),
+        speed: speed_of_columns(row.clock).name().to_owned(),
         rated: row.rated,
         min_rating: row.min_rating.and_then(|n| u32::try_from(n).ok()),
         max_rating: row.max_rating.and_then(|n| u32::try_from(n).ok()),
