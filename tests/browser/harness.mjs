@@ -36,6 +36,8 @@ export async function startServer(opts = {}) {
     '--no-tablebase',
     // Every test browser is a new player from 127.0.0.1.
     '--new-player-burst', '100000',
+    // And every page's API reads.
+    '--read-burst', '100000',
   ];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' } });
   let stderr = '';

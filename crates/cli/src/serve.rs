@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use baghchal_server::client_limit::{
-    AddressBlock, AnalysisLimit, NewPlayerLimit, TableLimit, TrustedProxies,
+    AddressBlock, AnalysisLimit, NewPlayerLimit, ReadLimit, TableLimit, TrustedProxies,
 };
 use baghchal_server::cluster::{ClusterConfig, NatsAuth};
 use baghchal_server::connections::{self, Limits};
@@ -109,6 +109,13 @@ pub struct Args {
     /// (after its burst).
     #[arg(long, env = "BAGHCHAL_ANALYSES_PER_HOUR", default_value_t = AnalysisLimit::default().per_hour)]
     analyses_per_hour: NonZeroU32,
+    /// API reads (GET /api/...) one client address may make at once.
+    #[arg(long, env = "BAGHCHAL_READ_BURST", default_value_t = ReadLimit::default().burst)]
+    read_burst: NonZeroU32,
+    /// API reads one client address may make per second (after its
+    /// burst).
+    #[arg(long, env = "BAGHCHAL_READS_PER_SECOND", default_value_t = ReadLimit::default().per_second)]
+    reads_per_second: NonZeroU32,
     /// Analysis-board requests one client address may have in flight.
     #[arg(long, env = "BAGHCHAL_ANALYSIS_BOARD_PER_ADDRESS", default_value_t = AnalysisLimit::default().board_per_address)]
     analysis_board_per_address: usize,
@@ -317,6 +324,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             burst: args.analysis_burst,
             per_hour: args.analyses_per_hour,
             board_per_address: args.analysis_board_per_address,
+        };
+        config.read_limit = ReadLimit {
+            burst: args.read_burst,
+            per_second: args.reads_per_second,
         };
         config.account_limits = AccountLimits {
             signup_burst: args.signup_burst,

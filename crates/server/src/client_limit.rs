@@ -51,6 +51,35 @@ impl Default for NewPlayerLimit {
     }
 }
 
+/// The budget of API reads (`GET /api/...`) one client address may make:
+/// each reads the database, so a client looping on them would take the
+/// database's time from everyone else's play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimit {
+    /// Reads an address may make at once.
+    pub burst: NonZeroU32,
+    /// Reads an address may make per second once the burst is spent.
+    pub per_second: NonZeroU32,
+}
+
+impl Default for ReadLimit {
+    /// 240 at once, then 20 a second: a page asks for two or three things
+    /// as it opens, and a household's browsers stay far inside it.
+    fn default() -> ReadLimit {
+        ReadLimit {
+            burst: NonZeroU32::new(240).unwrap_or(NonZeroU32::MIN),
+            per_second: NonZeroU32::new(20).unwrap_or(NonZeroU32::MIN),
+        }
+    }
+}
+
+impl ReadLimit {
+    /// As a quota per address.
+    pub fn quota(self) -> Quota {
+        Quota::per_second(self.per_second).allow_burst(self.burst)
+    }
+}
+
 /// The budget of post-game analyses one client address may have computed
 /// (one served from storage, or computed for someone else, costs nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

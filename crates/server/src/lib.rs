@@ -98,6 +98,8 @@ pub struct Config {
     pub new_player_limit: client_limit::NewPlayerLimit,
     /// The post-game analyses one client address may have computed.
     pub analysis_limit: client_limit::AnalysisLimit,
+    /// The API reads one client address may make.
+    pub read_limit: client_limit::ReadLimit,
     /// Caps on connections and websockets, their deadlines, and the
     /// budgets of `hello`s and control frames.
     pub limits: connections::Limits,
@@ -138,6 +140,7 @@ impl Config {
             new_player_limit: client_limit::NewPlayerLimit::default(),
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
+            read_limit: client_limit::ReadLimit::default(),
             account_limits: identity::budgets::AccountLimits::default(),
             trusted_proxies: client_limit::TrustedProxies::none(),
             tablebase: TablebaseSlot::off(),
@@ -243,7 +246,11 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
         .route("/healthz", get(http::healthz))
         .route("/readyz", get(http::readyz))
         .route("/ws", get(websocket))
-        .merge(page::router(static_dir));
+        .merge(page::router(static_dir))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::reads::budget,
+        ));
     let public_url = state.public_url.clone();
     headers::with_security_headers(router, &public_url)
         .layer(DefaultBodyLimit::max(MAX_FRAME_BYTES))
@@ -405,6 +412,7 @@ pub async fn run_with_metrics(
         hellos: connections::AddressBudget::hellos(&config.limits),
         limits: config.limits,
         analyses: connections::AddressBudget::new(config.analysis_limit.quota()),
+        reads: connections::AddressBudget::new(config.read_limit.quota()),
         boards_by_address: connections::Gate::new(
             usize::MAX,
             config.analysis_limit.board_per_address,

@@ -48,6 +48,8 @@ pub struct AppState {
     pub boards_by_address: connections::Gate,
     /// The post-game analyses each address may have computed.
     pub analyses: connections::AddressBudget,
+    /// The API reads each address may make.
+    pub reads: connections::AddressBudget,
     /// The post-game analyses being computed, by table, game and board,
     /// each once however many ask (their JSON).
     pub reviews: SingleFlight<(String, u32, u8), Arc<str>>,

@@ -19,6 +19,7 @@
 //! | `baghchal_control_frames_refused_total` | counter | (sockets closed for too many pings or pongs) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
 //! | `baghchal_analyses_rate_limited_total` | counter | (post-game analyses refused for an address's budget) |
+//! | `baghchal_reads_rate_limited_total` | counter | (API reads refused for an address's budget) |
 //! | `baghchal_analysis_board_refused_total` | counter | `reason`: `busy` (503: every place in flight taken) or `address` (429: the address's share taken) |
 //! | `baghchal_relay_frames_lost_total` | counter | (frames from a table's owner that never arrived) |
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
@@ -260,6 +261,11 @@ pub fn control_frames_refused() {
 /// A table request was refused for its address's budget.
 pub fn tables_rate_limited() {
     counter!("baghchal_tables_rate_limited_total").increment(1);
+}
+
+/// An API read was refused for its address's budget.
+pub fn reads_rate_limited() {
+    counter!("baghchal_reads_rate_limited_total").increment(1);
 }
 
 /// A post-game analysis was refused for its address's budget.

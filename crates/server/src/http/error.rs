@@ -28,6 +28,9 @@ pub enum HttpError {
     /// this.
     #[error("too many analyses")]
     TooManyAnalyses(std::time::Duration),
+    /// The client made too many API reads; it may try again after this.
+    #[error("too many requests")]
+    TooManyReads(std::time::Duration),
     /// The request does not say its body is JSON.
     #[error("the body is not declared as JSON")]
     NotJson,
@@ -142,6 +145,14 @@ impl HttpError {
                 None,
                 format!(
                     "too many analyses from this address; try again in {} s",
+                    retry_after(wait)
+                ),
+            ),
+            HttpError::TooManyReads(wait) => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "too many requests from this address; try again in {} s",
                     retry_after(wait)
                 ),
             ),
@@ -263,6 +274,7 @@ impl IntoResponse for HttpError {
         let wait = match &self {
             HttpError::TooManyTables(wait)
             | HttpError::TooManyAnalyses(wait)
+            | HttpError::TooManyReads(wait)
             | HttpError::TooManyAttempts(wait) => Some(retry_after(*wait)),
             _ => None,
         };

@@ -7,6 +7,7 @@ pub mod lobby;
 pub mod notation;
 pub mod profiles;
 pub mod puzzles;
+pub mod reads;
 pub mod request;
 
 use std::net::{IpAddr, SocketAddr};

@@ -10,7 +10,7 @@ use baghchal_server::bot::Bot;
 use tokio::net::TcpSocket;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{request, spectator_token, Client, Closed, TestDb, TestServer};
+use crate::common::{http_with_head, request, spectator_token, Client, Closed, TestDb, TestServer};
 use crate::on_both;
 
 async fn past_the_open_table_limit_a_new_table_is_refused_with_503(db: &TestDb) {
@@ -29,6 +29,31 @@ async fn past_the_open_table_limit_a_new_table_is_refused_with_503(db: &TestDb) 
     server.stop().await;
 }
 on_both!(past_the_open_table_limit_a_new_table_is_refused_with_503);
+
+async fn past_its_read_budget_an_address_gets_429_for_api_reads_only(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.read_limit = baghchal_server::client_limit::ReadLimit {
+        burst: std::num::NonZeroU32::new(3).unwrap(),
+        per_second: std::num::NonZeroU32::MIN,
+    };
+    let server = TestServer::start_with(config).await;
+    for _ in 0..3 {
+        assert_eq!(server.get("/api/lobby").await.0, 200);
+    }
+    let (status, head, answer) = http_with_head(server.addr, "GET", "/api/lobby", "").await;
+    assert_eq!(status, 429, "{answer}");
+    let error: ApiError = serde_json::from_str(&answer).unwrap();
+    assert_eq!(error.error, ApiErrorCode::RateLimited);
+    assert!(head.to_ascii_lowercase().contains("retry-after:"), "{head}");
+    // Every API read counts; the page and writes do not.
+    assert_eq!(server.get("/api/leaderboard/blitz").await.0, 429);
+    assert_eq!(server.get("/").await.0, 200);
+    assert_eq!(server.get("/healthz").await.0, 200);
+    let body = serde_json::to_string(&request(Opponent::Friend, 0)).unwrap();
+    assert_eq!(server.post("/api/tables", &body).await.0, 201);
+    server.stop().await;
+}
+on_both!(past_its_read_budget_an_address_gets_429_for_api_reads_only);
 
 /// The computer at once: the first legal action.
 struct Hasty;
