@@ -36,9 +36,19 @@ pub const MAX_WIN: u16 = 7;
 /// puzzle.
 pub const MIN_WIN: u16 = 3;
 
-/// The rating a puzzle starts at, and its Glicko-2 deviation and
-/// volatility before anyone has tried it.
+/// The Glicko-2 deviation of a puzzle's rating before anyone has tried
+/// it.
 pub const START_DEVIATION: u16 = 350;
+
+/// The points of the mover's share of the game (a win 100, a draw 50, a
+/// loss 0) from which the review marks an action a blunder
+/// (`docs/review.md`): a puzzle from a played game starts right after one.
+pub const BLUNDER_POINTS: u8 = 15;
+
+/// The nodes of the search that judges a position the tablebase does not
+/// cover, as the review's (only the goats' last placement reaches it
+/// here, and every action of that reaches the tablebase).
+const JUDGE_NODES: u64 = 20_000;
 
 /// What a puzzle is about, detected from its line.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -107,8 +117,9 @@ pub struct Puzzle {
     pub themes: BTreeSet<Theme>,
     /// Its starting rating (Glicko-2 scale), from the solver's moves.
     pub rating: u16,
-    /// Where it was found: in a recorded game (`game`), or one action off
-    /// one (`tablebase`).
+    /// Where it was found: in a recorded game (`game`), one action off
+    /// one (`tablebase`), or right after a blunder in a played game
+    /// (`blunder`).
     pub origin: Origin,
 }
 
@@ -120,6 +131,20 @@ pub enum Origin {
     /// A position one action off a recorded game's, found by the
     /// tablebase.
     Tablebase,
+    /// The position right after an action of a played game that the
+    /// review marks a blunder ([`BLUNDER_POINTS`]).
+    Blunder,
+}
+
+impl Origin {
+    /// Its name in a set's file: `game`, `tablebase`, `blunder`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Game => "game",
+            Origin::Tablebase => "tablebase",
+            Origin::Blunder => "blunder",
+        }
+    }
 }
 
 impl Puzzle {
@@ -133,10 +158,7 @@ impl Puzzle {
     pub fn to_line(&self) -> String {
         let solution: Vec<String> = self.solution.iter().map(Action::to_string).collect();
         let themes: Vec<&str> = self.themes.iter().map(|t| t.name()).collect();
-        let origin = match self.origin {
-            Origin::Game => "game",
-            Origin::Tablebase => "tablebase",
-        };
+        let origin = self.origin.name();
         format!(
             "{}\t{}\t{}\t{}\t{}\t{origin}",
             self.id,
@@ -172,11 +194,10 @@ impl Puzzle {
             .map(Theme::from_str)
             .collect::<Result<_, _>>()?;
         let rating = rating.parse().map_err(|_| format!("rating {rating:?}"))?;
-        let origin = match origin {
-            "game" => Origin::Game,
-            "tablebase" => Origin::Tablebase,
-            other => return Err(format!("origin {other:?}")),
-        };
+        let origin = [Origin::Game, Origin::Tablebase, Origin::Blunder]
+            .into_iter()
+            .find(|o| o.name() == origin)
+            .ok_or_else(|| format!("origin {origin:?}"))?;
         let puzzle = Puzzle {
             id: id.to_owned(),
             start,
@@ -233,6 +254,27 @@ pub fn shipped() -> &'static [Puzzle] {
     })
 }
 
+/// The shipped puzzle of this id, if any.
+///
+/// ```
+/// use baghchal_engine::puzzle::{find, shipped};
+/// let first = &shipped()[0];
+/// assert_eq!(find(&first.id), Some(first));
+/// assert_eq!(find("nonsense"), None);
+/// ```
+pub fn find(id: &str) -> Option<&'static Puzzle> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        shipped()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.as_str(), i))
+            .collect()
+    });
+    index.get(id).map(|&i| &shipped()[i])
+}
+
 impl Engine {
     /// The puzzles of recorded games: every movement-phase position of
     /// each game that is a puzzle ([`Origin::Game`]), and every position
@@ -270,6 +312,58 @@ impl Engine {
                     let mut next = position.clone();
                     next.play_unchecked(action);
                     consider(&next, Origin::Tablebase);
+                }
+            }
+        }
+        found.into_values().collect()
+    }
+
+    /// The puzzles right after the blunders of played games: every
+    /// action the review marks a blunder (it gives away
+    /// [`BLUNDER_POINTS`] or more of the mover's share of the game, the
+    /// values judged as the review judges them, the game's repetition
+    /// record included) whose position after it is in the movement phase
+    /// and a puzzle for the opponent ([`Origin::Blunder`]: the only action
+    /// that wins, or for the goats the only one that keeps the draw), read
+    /// back from its text so that its record begins there. Each once,
+    /// ordered by id.
+    pub fn find_blunder_puzzles(&self, games: &[baghchal_rules::Game]) -> Vec<Puzzle> {
+        let mut found: std::collections::BTreeMap<String, Puzzle> = Default::default();
+        for game in games {
+            if *game.rules() != Rules::default() {
+                continue;
+            }
+            let mut position = game.start().clone();
+            let mut positions = vec![position.clone()];
+            for &action in game.actions() {
+                position.play_unchecked(action);
+                positions.push(position.clone());
+            }
+            for (i, &action) in game.actions().iter().enumerate() {
+                let after = &positions[i + 1];
+                if after.phase() != Phase::Movement || after.is_finished() {
+                    continue;
+                }
+                let before = self.judge(&positions[i], &positions[..i], JUDGE_NODES);
+                let judged = self.judge(after, &positions[..=i], JUDGE_NODES);
+                let analysis = crate::ActionAnalysis {
+                    ply: positions[i].ply(),
+                    side: positions[i].side_to_move(),
+                    action,
+                    before: before.value,
+                    before_source: before.source,
+                    after: judged.value.flip(),
+                    after_source: judged.source,
+                    best: before.best.unwrap_or(action),
+                };
+                if analysis.lost() < BLUNDER_POINTS {
+                    continue;
+                }
+                let Ok(fresh) = Position::from_text(&after.to_string(), Rules::default()) else {
+                    continue;
+                };
+                if let Some(puzzle) = self.puzzle_at(&fresh, Origin::Blunder) {
+                    found.entry(puzzle.id.clone()).or_insert(puzzle);
                 }
             }
         }
