@@ -19,8 +19,11 @@
 //! `hold_draw`, `block` (the tigers win by leaving the goats no action),
 //! `endgame` (three or more goats eaten at the start).
 //!
-//! A set is text, one puzzle a line (see [`Puzzle::to_line`]), shipped
-//! with the engine ([`shipped`]) and built by `baghchal puzzles build`.
+//! They are found in and around recorded games ([`Engine::find_puzzles`])
+//! and right after the blunders of played games
+//! ([`Engine::find_blunder_puzzles`]). A set is text, one puzzle a line
+//! (see [`Puzzle::to_line`]), shipped with the engine ([`shipped`]) and
+//! built by `baghchal puzzles build`.
 
 use std::collections::BTreeSet;
 use std::fmt;

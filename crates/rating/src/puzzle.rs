@@ -9,8 +9,9 @@
 //!   1 − 0.2 and 1 − 0.7 for its mixed puzzles), since a new puzzle's
 //!   rating says little yet;
 //! - the puzzle does not move at all for a player whose rating is still
-//!   "clueless" (a deviation of [`CLUELESS_DEVIATION`] or more: about the
-//!   first six tries of a new player), nor where the caller says it may
+//!   "clueless" (a deviation of [`CLUELESS_DEVIATION`] or more: a new
+//!   player's first 9 tries if they solve new puzzles, 25 if they fail
+//!   them), nor where the caller says it may
 //!   not (the server lets only accounts move puzzles), and never more than
 //!   [`MAX_PUZZLE_DELTA`] at once.
 //!
@@ -202,6 +203,32 @@ mod tests {
         };
         let far = rate_try(wild, established(100.0), false, true);
         assert!(far.puzzle.unwrap().rating <= 100.0 + MAX_PUZZLE_DELTA);
+    }
+
+    /// How many tries a new player makes before they move puzzles, solving
+    /// or failing new puzzles of their own rating (`docs/puzzles.md`).
+    fn tries_until_not_clueless(solved: bool) -> usize {
+        let mut player = Rating::default();
+        let puzzle = Rating {
+            rating: 1500.0,
+            deviation: 350.0,
+            volatility: 0.09,
+        };
+        (1..100)
+            .find(|_| {
+                player = rate_try(player, puzzle, solved, true).player;
+                player.deviation < CLUELESS_DEVIATION
+            })
+            .unwrap_or(100)
+    }
+
+    #[test]
+    fn a_new_player_leaves_clueless_after_a_few_tries() {
+        let solving = tries_until_not_clueless(true);
+        let failing = tries_until_not_clueless(false);
+        println!("tries until a new player moves puzzles: {solving} solving, {failing} failing");
+        assert!((3..=12).contains(&solving), "{solving}");
+        assert!(failing >= solving, "{failing}");
     }
 
     #[test]
