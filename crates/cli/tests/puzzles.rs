@@ -28,9 +28,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The site's games of the fixture: a game between people as the server
-/// stores it, whose goats blunder in the movement phase, and an aborted
-/// one.
+/// The record of the fixture's game (a game of `docs/strength`, as the
+/// server stores a record), in which the tigers blunder at ply 150 of the
+/// movement phase: after it the goats trap every tiger in three plies,
+/// with only one move at each turn.
 const PLAYED: &str = include_str!("data/site-game.txt");
 
 /// A database of the server's schema whose `games` rows hold `PLAYED`
@@ -130,7 +131,15 @@ fn the_builder_takes_the_positions_right_after_the_blunders_of_the_sites_games()
         .filter(|l| !l.starts_with('#'))
         .map(|l| Puzzle::from_line(l).unwrap())
         .collect();
-    assert!(!built.is_empty(), "the fixture's blunder makes a puzzle");
+    let lines: Vec<String> = built.iter().map(Puzzle::to_line).collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "{}\tTTGGG/G.GG./GTGG./.TGGG/GGG.G g 0 4 150\tc4-b4 b2-a2 c1-b2\ttrap endgame\t1100\tblunder",
+            built[0].id
+        )],
+        "the position right after the tigers' blunder, and no other"
+    );
 
     // Each is the position right after a blunder of the game, checked
     // under the house rules from its own start, the only good answer.
