@@ -499,6 +499,7 @@ const en = {
   theme_hold_draw: 'hold the draw',
   theme_block: 'leave the goats no move',
   theme_endgame: 'an endgame',
+  theme_placement: 'the last placements',
   notationRefused: 'Not in this notation: {message}',
 
   // Accounts, profiles and the leaderboard
@@ -1063,6 +1064,7 @@ const ne = {
   theme_hold_draw: 'बराबरी जोगाउनुहोस्',
   theme_block: 'बाख्रालाई चाल नछोड्नुहोस्',
   theme_endgame: 'अन्तिम खेल',
+  theme_placement: 'बाख्रा राख्ने अन्तिम चालहरू',
   notationRefused: 'यो लिपिमा लेखिँदैन: {message}',
 
   // Accounts, profiles and the leaderboard

@@ -1,7 +1,9 @@
-//! Puzzles from the solved movement phase: positions where the side to
-//! move has exactly one action that keeps its best result, with a
-//! solution line in which every move of the solver is the only one that
-//! keeps it and every reply is the tablebase's best defence, checked by
+//! Puzzles from the solved movement phase and the last plies of the
+//! placement phase (solved in full down to the tablebase,
+//! `puzzle_placement.rs`): positions where the side to move has exactly
+//! one action that keeps its best result, with a solution line in which
+//! every move of the solver is the only one that keeps it and every reply
+//! is the best defence, checked by
 //! playing the line under the house rules from the puzzle's own start
 //! (its repetition record begins there).
 //!
@@ -17,7 +19,8 @@
 //! solver jumps), `trap` (the goats win by trapping every tiger),
 //! `last_tiger` (the goats' last move traps the last free tiger),
 //! `hold_draw`, `block` (the tigers win by leaving the goats no action),
-//! `endgame` (three or more goats eaten at the start).
+//! `endgame` (three or more goats eaten at the start), `placement` (the
+//! start is in the placement phase).
 //!
 //! They are found in and around recorded games ([`Engine::find_puzzles`])
 //! and right after the blunders of played games
@@ -32,6 +35,8 @@ use std::str::FromStr;
 use baghchal_rules::{Action, Phase, Position, Rules, Side};
 
 use crate::{Engine, Value};
+
+pub use crate::puzzle_placement::{plies_to_movement, PLACEMENT_PLIES};
 
 /// The longest win a puzzle asks for, in plies (four moves of the solver).
 pub const MAX_WIN: u16 = 7;
@@ -68,21 +73,25 @@ pub enum Theme {
     Block,
     /// Three or more goats have been eaten.
     Endgame,
+    /// The start is in the placement phase (within [`PLACEMENT_PLIES`] of
+    /// the movement phase).
+    Placement,
 }
 
 impl Theme {
     /// Every theme, in order.
-    pub const ALL: [Theme; 6] = [
+    pub const ALL: [Theme; 7] = [
         Theme::Capture,
         Theme::Trap,
         Theme::LastTiger,
         Theme::HoldDraw,
         Theme::Block,
         Theme::Endgame,
+        Theme::Placement,
     ];
 
     /// The theme's name: `capture`, `trap`, `last_tiger`, `hold_draw`,
-    /// `block`, `endgame`.
+    /// `block`, `endgame`, `placement`.
     pub fn name(self) -> &'static str {
         match self {
             Theme::Capture => "capture",
@@ -91,6 +100,7 @@ impl Theme {
             Theme::HoldDraw => "hold_draw",
             Theme::Block => "block",
             Theme::Endgame => "endgame",
+            Theme::Placement => "placement",
         }
     }
 }
@@ -307,7 +317,7 @@ impl Engine {
                 positions.push(position.clone());
             }
             for position in &positions {
-                if position.phase() != Phase::Movement || position.is_finished() {
+                if plies_to_movement(position) > PLACEMENT_PLIES || position.is_finished() {
                     continue;
                 }
                 consider(position, Origin::Game);
@@ -344,7 +354,7 @@ impl Engine {
             }
             for (i, &action) in game.actions().iter().enumerate() {
                 let after = &positions[i + 1];
-                if after.phase() != Phase::Movement || after.is_finished() {
+                if plies_to_movement(after) > PLACEMENT_PLIES || after.is_finished() {
                     continue;
                 }
                 let before = self.judge(&positions[i], &positions[..i], JUDGE_NODES);
@@ -374,21 +384,24 @@ impl Engine {
     }
 
     /// The puzzle that starts at `position`, if it is one (see the
-    /// module): `None` without a tablebase, outside the movement phase of
-    /// the house rules, or where the side to move has no single action
-    /// that keeps its result.
+    /// module): `None` without a tablebase, in another variant, more than
+    /// [`PLACEMENT_PLIES`] before the movement phase, or where the side to
+    /// move has no single action that keeps its result.
     pub fn puzzle_at(&self, position: &Position, origin: Origin) -> Option<Puzzle> {
-        if position.phase() != Phase::Movement
+        if plies_to_movement(position) > PLACEMENT_PLIES
             || *position.rules() != Rules::default()
             || position.is_finished()
         {
             return None;
         }
         let solver = position.side_to_move();
-        let value = self.solved(position)?;
+        let value = self.exact(position)?;
         let mut themes = BTreeSet::new();
         if position.eaten() >= 3 {
             themes.insert(Theme::Endgame);
+        }
+        if position.phase() == Phase::Placement {
+            themes.insert(Theme::Placement);
         }
         let solution = match value {
             Value::Win { plies } if (MIN_WIN..=MAX_WIN).contains(&plies) => {
@@ -435,8 +448,12 @@ impl Engine {
         } else {
             900 + 200 * (solver_moves - 1)
         };
+        // The key names the board and the side to move; the goats in
+        // hand (none in the movement phase) tell a placement position from
+        // a movement one of the same board.
+        let id = position.key() | (u64::from(position.in_hand()) << 56);
         let puzzle = Puzzle {
-            id: format!("{:016x}", position.key()),
+            id: format!("{id:016x}"),
             start: position.clone(),
             solution,
             themes,
@@ -459,7 +476,7 @@ impl Engine {
             if position.is_finished() {
                 return Some(line);
             }
-            let reply = self.best_by_tablebase(&position)?;
+            let reply = self.best_reply(&position)?;
             position.play_mut(reply).ok()?;
             line.push(reply);
             if position.is_finished() || line.len() > MAX_WIN as usize {
@@ -481,7 +498,7 @@ impl Engine {
                     Some(_) => Value::Loss { plies: 1 },
                     None => Value::Draw,
                 },
-                None => match self.solved(&next) {
+                None => match self.exact(&next) {
                     Some(v) => v.flip(),
                     None => return false,
                 },
@@ -518,6 +535,25 @@ mod tests {
         for puzzle in shipped() {
             assert!(ids.insert(puzzle.id.clone()), "{} twice", puzzle.id);
             assert_eq!(puzzle.check(), Ok(()), "{}", puzzle.id);
+        }
+    }
+
+    #[test]
+    fn the_shipped_placement_puzzles_start_within_reach_of_the_movement_phase() {
+        let placement: Vec<&Puzzle> = shipped()
+            .iter()
+            .filter(|p| p.start.phase() == Phase::Placement)
+            .collect();
+        assert!(!placement.is_empty());
+        for puzzle in shipped() {
+            let in_placement = puzzle.start.phase() == Phase::Placement;
+            assert_eq!(
+                puzzle.themes.contains(&Theme::Placement),
+                in_placement,
+                "{}",
+                puzzle.id
+            );
+            assert!(plies_to_movement(&puzzle.start) <= PLACEMENT_PLIES);
         }
     }
 

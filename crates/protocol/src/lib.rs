@@ -563,7 +563,7 @@ pub struct PuzzleView {
     /// The side that solves it (the side to move).
     pub side_to_move: Side,
     /// What it is about: `capture`, `trap`, `last_tiger`, `hold_draw`,
-    /// `block`, `endgame`.
+    /// `block`, `endgame`, `placement`.
     pub themes: Vec<String>,
     /// The puzzle's rating (Glicko-2 scale).
     pub rating: u16,
