@@ -129,6 +129,30 @@ const TRIM_TRIES: &str = "DELETE FROM puzzle_tries WHERE player_id = $1 AND trie
 
 const SEED_BATCH: usize = 100;
 
+/// The statement that writes `rows` puzzles of the set: a new one at its
+/// starting rating, an old one only where its themes changed.
+fn seed_statement(rows: usize) -> String {
+    let values: Vec<String> = (0..rows)
+        .map(|i| {
+            let n = 5 * i;
+            format!(
+                "(${}, ${}, ${}, ${}, ${}, 0, 0)",
+                n + 1,
+                n + 2,
+                n + 3,
+                n + 4,
+                n + 5
+            )
+        })
+        .collect();
+    format!(
+        "INSERT INTO puzzles (id, themes, rating, deviation, volatility, plays, solves) \
+         VALUES {} ON CONFLICT (id) DO UPDATE SET themes = excluded.themes \
+         WHERE puzzles.themes <> excluded.themes",
+        values.join(", ")
+    )
+}
+
 /// A rating from a row's `rating`, `deviation` and `volatility`.
 macro_rules! rating_of {
     ($row:expr) => {
@@ -145,26 +169,10 @@ impl Storage {
     /// rating, an old one keeps its rating and plays and takes the set's
     /// themes. Every node does it at its start; they agree.
     pub async fn seed_puzzles(&self, set: &[PuzzleSeed]) -> Result<(), StorageError> {
-        for batch in set.chunks(SEED_BATCH) {
-            let mut sql = String::from(
-                "INSERT INTO puzzles (id, themes, rating, deviation, volatility, plays, solves) VALUES ",
-            );
-            for i in 0..batch.len() {
-                let n = 5 * i;
-                if i > 0 {
-                    sql.push_str(", ");
-                }
-                sql.push_str(&format!(
-                    "(${}, ${}, ${}, ${}, ${}, 0, 0)",
-                    n + 1,
-                    n + 2,
-                    n + 3,
-                    n + 4,
-                    n + 5
-                ));
-            }
-            sql.push_str(" ON CONFLICT (id) DO UPDATE SET themes = excluded.themes");
-            on_pool!(&self.pool, pool => {
+        on_pool!(&self.pool, pool => {
+            let mut tx = pool.begin_write().await?;
+            for batch in set.chunks(SEED_BATCH) {
+                let sql = seed_statement(batch.len());
                 let mut query = sqlx::query(&sql);
                 for seed in batch {
                     query = query
@@ -174,9 +182,10 @@ impl Storage {
                         .bind(seed.deviation)
                         .bind(baghchal_rating::START_VOLATILITY);
                 }
-                query.execute(pool).await?;
-            });
-        }
+                query.execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+        });
         Ok(())
     }
 

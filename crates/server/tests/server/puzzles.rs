@@ -236,5 +236,11 @@ async fn tries_at_once_lose_no_update(db: &TestDb) {
         "the changes shown add up to the rating: none was lost"
     );
     server.stop().await;
+
+    // A restart writes the shipped set again and keeps what tries did.
+    let server = TestServer::start(db).await;
+    let again = anonymous_next(&server, 1100).await;
+    assert_eq!((again.id, again.plays), (target.id, 6));
+    server.stop().await;
 }
 on_both!(tries_at_once_lose_no_update);
