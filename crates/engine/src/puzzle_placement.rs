@@ -14,9 +14,10 @@ use baghchal_rules::{Action, Phase, Position, Rules, Side};
 use crate::{Engine, Value};
 
 /// The most plies before the movement phase from which a position is
-/// solved in full: the goats' last two placements and the tigers' action
-/// between them.
-pub const PLACEMENT_PLIES: u8 = 3;
+/// solved in full: the goats' last three placements and the tigers'
+/// actions before them (`docs/puzzles.md` gives what each more ply
+/// costs).
+pub const PLACEMENT_PLIES: u8 = 6;
 
 /// Plies from `position` to the movement phase (the goats' last
 /// placement played): 0 in the movement phase.
