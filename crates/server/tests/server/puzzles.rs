@@ -244,3 +244,28 @@ async fn tries_at_once_lose_no_update(db: &TestDb) {
     server.stop().await;
 }
 on_both!(tries_at_once_lose_no_update);
+
+async fn once_every_puzzle_near_is_tried_a_tried_one_comes_back_unrated(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let mut browser = Browser::new(&server);
+    browser.me().await;
+    let path = "/api/puzzles/next?theme=last_tiger";
+    let mut tried = Vec::new();
+    loop {
+        let (status, _, body) = browser.send("GET", path, "").await;
+        assert_eq!(status, 200, "{body}");
+        let puzzle: PuzzleView = serde_json::from_str(&body).unwrap();
+        assert!(puzzle.themes.contains(&"last_tiger".to_owned()));
+        if tried.contains(&puzzle.id) {
+            // All of the theme tried: this one again, not rated again.
+            assert!(browser.solve(&puzzle).await.rated.is_none());
+            break;
+        }
+        assert!(browser.solve(&puzzle).await.rated.is_some());
+        tried.push(puzzle.id);
+        assert!(tried.len() <= 24, "the theme has few puzzles");
+    }
+    assert!(tried.len() > 1, "{tried:?}");
+    server.stop().await;
+}
+on_both!(once_every_puzzle_near_is_tried_a_tried_one_comes_back_unrated);
