@@ -486,7 +486,10 @@ const en = {
   puzzleSolved: 'Solved!',
   puzzleWrong: 'Wrong: the solution was {solution}.',
   puzzleNext: 'Next puzzle',
-  puzzleStreak: 'Solved in a row: {n}. Your puzzle level: {rating} (kept in this browser).',
+  puzzleStreak: 'Solved in a row: {n}.',
+  puzzleRating: 'Your puzzle rating: {rating}',
+  puzzleRatingChange: 'Your puzzle rating: {rating} ({change})',
+  puzzleRatingUnrated: 'Your puzzle rating: {rating} (tried before: not rated again)',
   puzzleLoading: 'Loading a puzzle…',
   puzzleUnavailable: 'No puzzle could be loaded; try again.',
   puzzlesExplained: 'Every puzzle is proved: the tablebase finds the only move that keeps the result, and the whole line is played out under the house rules.',
@@ -496,6 +499,7 @@ const en = {
   theme_hold_draw: 'hold the draw',
   theme_block: 'leave the goats no move',
   theme_endgame: 'an endgame',
+  theme_placement: 'the last placements',
   notationRefused: 'Not in this notation: {message}',
 
   // Accounts, profiles and the leaderboard
@@ -1047,7 +1051,10 @@ const ne = {
   puzzleSolved: 'हल भयो!',
   puzzleWrong: 'गलत: समाधान {solution} थियो।',
   puzzleNext: 'अर्को पहेली',
-  puzzleStreak: 'लगातार हल: {n}। तपाईंको पहेली स्तर: {rating} (यही ब्राउजरमा राखिएको)।',
+  puzzleStreak: 'लगातार हल: {n}।',
+  puzzleRating: 'तपाईंको पहेली रेटिङ: {rating}',
+  puzzleRatingChange: 'तपाईंको पहेली रेटिङ: {rating} ({change})',
+  puzzleRatingUnrated: 'तपाईंको पहेली रेटिङ: {rating} (पहिले खेलिएको: फेरि रेटिङ हुँदैन)',
   puzzleLoading: 'पहेली खुल्दै…',
   puzzleUnavailable: 'पहेली खुल्न सकेन; फेरि प्रयास गर्नुहोस्।',
   puzzlesExplained: 'हरेक पहेली प्रमाणित छ: तालिकाले नतिजा जोगाउने एउटै चाल भेट्छ, र पूरा लाइन घरको नियममा खेलेर जाँचिन्छ।',
@@ -1057,6 +1064,7 @@ const ne = {
   theme_hold_draw: 'बराबरी जोगाउनुहोस्',
   theme_block: 'बाख्रालाई चाल नछोड्नुहोस्',
   theme_endgame: 'अन्तिम खेल',
+  theme_placement: 'बाख्रा राख्ने अन्तिम चालहरू',
   notationRefused: 'यो लिपिमा लेखिँदैन: {message}',
 
   // Accounts, profiles and the leaderboard

@@ -1,31 +1,39 @@
 // The puzzles, `/puzzles`: a position of the solved movement phase where
-// exactly one action keeps the best result (`GET /api/puzzles/next`), played
-// on the board from the server's legal list; the server checks each move
-// (`POST /api/puzzles/{id}/moves`) and answers with the tablebase's reply,
-// "solved", or "wrong" with the solution. Until players have an identity
-// the streak and the rating that picks the next puzzle's level are kept in
-// this browser (storage.js).
+// exactly one action keeps the best result (`GET /api/puzzles/next`, near
+// the player's puzzle rating and not tried before), played on the board
+// from the server's legal list; the server checks each move (`POST
+// /api/puzzles/{id}/moves`) and answers with the tablebase's reply,
+// "solved", or "wrong" with the solution, and on a first try the change
+// of the player's puzzle rating. The streak of puzzles solved in a row is
+// kept in this browser (storage.js).
 
 import { Board } from './board.js';
 import { t, num } from './i18n.js';
 import { h, mainElement, sideName, announce } from './dom.js';
 import { puzzleRecord, savePuzzleRecord } from './storage.js';
 import { describeAction } from './words.js';
+import { playerAsked } from './account.js';
 
 /** @typedef {import('./wire.js').PuzzleView} PuzzleView */
 /** @typedef {import('./wire.js').PuzzleAnswer} PuzzleAnswer */
+/** @typedef {import('./wire.js').PuzzleRating} PuzzleRating */
 /** @typedef {import('./i18n.js').StringKey} StringKey */
 
-/** How far the browser's rating moves on a solved or failed puzzle. */
-const STEP = 50;
+/**
+ * A puzzle rating as players read it: `1500?` while provisional.
+ * @param {PuzzleRating} rating
+ */
+export function ratingText(rating) {
+  return `${num(rating.rating)}${rating.provisional ? '?' : ''}`;
+}
 
 /**
- * The browser's rating after a puzzle, within the set's range.
- * @param {number} rating
- * @param {boolean} solved
+ * A rating change: `+12`, `−12` (a real minus sign), `±0`.
+ * @param {number} change
  */
-export function nextRating(rating, solved) {
-  return Math.max(600, Math.min(2400, rating + (solved ? STEP : -STEP)));
+export function changeText(change) {
+  if (change === 0) return `±${num(0)}`;
+  return `${change > 0 ? '+' : '−'}${num(Math.abs(change))}`;
 }
 
 export class PuzzlesView {
@@ -48,12 +56,20 @@ export class PuzzlesView {
     this.busy = false;
     this.destroyed = false;
     this.record = puzzleRecord();
+    /** @type {PuzzleRating | null} the player's puzzle rating, once known */
+    this.rating = null;
+    /** @type {number | null} the change of the last rated try */
+    this.change = null;
+    /** whether the last try was a later one, not rated */
+    this.unrated = false;
     this.boardRoot = h('div', { class: 'board-root' });
     /** @type {Board | null} */
     this.boardView = null;
-    /** @type {{status: HTMLElement, headline: HTMLElement, hint: HTMLElement, streak: HTMLElement, next: HTMLButtonElement} | null} */
+    /** @type {{status: HTMLElement, headline: HTMLElement, hint: HTMLElement, rating: HTMLElement, streak: HTMLElement, next: HTMLButtonElement} | null} */
     this.el = null;
-    this.load(null);
+    // The first puzzle is asked once the page knows its player, so that
+    // it is picked at the player's rating.
+    playerAsked.then(() => this.load(null));
   }
 
   destroy() {
@@ -62,20 +78,28 @@ export class PuzzlesView {
   }
 
   /**
-   * Asks for the next puzzle at the browser's level.
+   * Asks for the next puzzle at the player's rating.
    * @param {string | null} after the puzzle just played
    */
   async load(after) {
+    if (this.destroyed) return;
     this.state = 'loading';
     this.update();
-    const q = new URLSearchParams({ rating: String(this.record.rating) });
+    // `/puzzles?theme=capture` keeps to one theme.
+    const q = new URLSearchParams();
+    const theme = new URLSearchParams(location.search).get('theme');
+    if (theme) q.set('theme', theme);
     if (after) q.set('after', after);
+    const url = q.size ? `/api/puzzles/next?${q}` : '/api/puzzles/next';
     try {
-      const res = await fetch(`/api/puzzles/next?${q}`);
+      const res = await fetch(url);
       if (!res.ok) throw new Error(String(res.status));
       const puzzle = /** @type {PuzzleView} */ (await res.json());
       if (this.destroyed) return;
       this.puzzle = puzzle;
+      if (puzzle.player) this.rating = puzzle.player;
+      this.change = null;
+      this.unrated = false;
       this.played = [];
       this.position = puzzle.position;
       this.legal = puzzle.legal;
@@ -118,9 +142,15 @@ export class PuzzlesView {
         const solved = answer.verdict === 'solved';
         this.state = solved ? 'solved' : 'wrong';
         this.solution = answer.solution;
-        this.record = { streak: solved ? this.record.streak + 1 : 0, rating: nextRating(this.record.rating, solved) };
+        this.record = { streak: solved ? this.record.streak + 1 : 0 };
         savePuzzleRecord(this.record);
-        announce(solved ? t('puzzleSolved') : t('puzzleWrong', { solution: (answer.solution ?? []).join(' ') }));
+        if (answer.rated) {
+          this.rating = answer.rated.player;
+          this.change = answer.rated.change;
+        } else {
+          this.unrated = this.rating !== null;
+        }
+        announce(`${solved ? t('puzzleSolved') : t('puzzleWrong', { solution: (answer.solution ?? []).join(' ') })} ${this.ratingLine()}`.trim());
       }
     } catch {
       if (this.destroyed) return;
@@ -137,9 +167,10 @@ export class PuzzlesView {
     const status = h('p', { class: 'puzzle-status', id: 'puzzle-status', role: 'status' });
     const headline = h('p', { class: 'headline', id: 'headline' });
     const hint = h('p', { class: 'hint', id: 'puzzle-hint' });
+    const rating = h('p', { id: 'puzzle-rating' });
     const streak = h('p', { id: 'puzzle-streak' });
     const next = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', id: 'next-puzzle', text: t('puzzleNext'), onclick: () => this.load(this.puzzle?.id ?? null) }));
-    this.el = { status, headline, hint, streak, next };
+    this.el = { status, headline, hint, rating, streak, next };
     mainElement().replaceChildren(
       h(
         'div',
@@ -148,18 +179,28 @@ export class PuzzlesView {
         h(
           'aside',
           { class: 'panel', 'aria-label': t('puzzlesPanel') },
-          h('section', { class: 'card', 'aria-labelledby': 'puzzle-heading' }, h('h2', { id: 'puzzle-heading', text: t('puzzleHeading') }), hint, status, next, streak, h('p', { class: 'hint', text: t('puzzlesExplained') })),
+          h('section', { class: 'card', 'aria-labelledby': 'puzzle-heading' }, h('h2', { id: 'puzzle-heading', text: t('puzzleHeading') }), hint, status, rating, next, streak, h('p', { class: 'hint', text: t('puzzlesExplained') })),
         ),
       ),
     );
     this.update();
   }
 
+  /** The player's puzzle rating, with the last try's change or why it had none. */
+  ratingLine() {
+    if (!this.rating) return '';
+    const rating = ratingText(this.rating);
+    if (this.change !== null) return t('puzzleRatingChange', { rating, change: changeText(this.change) });
+    if (this.unrated) return t('puzzleRatingUnrated', { rating });
+    return t('puzzleRating', { rating });
+  }
+
   update() {
     const e = this.el;
     const p = this.puzzle;
     if (!e || !this.boardView) return;
-    e.streak.textContent = t('puzzleStreak', { n: num(this.record.streak), rating: num(this.record.rating) });
+    e.streak.textContent = t('puzzleStreak', { n: num(this.record.streak) });
+    e.rating.textContent = this.ratingLine();
     e.next.hidden = this.state === 'solving' || this.state === 'loading';
     if (this.state === 'failed') {
       e.status.textContent = t('puzzleUnavailable');

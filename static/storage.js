@@ -168,23 +168,21 @@ export function forgetGames() {
 const PUZZLE_KEY = 'baghchal.puzzles';
 
 /**
- * What this browser keeps of its puzzles until players have an identity:
- * the streak of puzzles solved in a row and a rating that picks the next
- * puzzle's level.
+ * What this browser keeps of its puzzles: the streak of puzzles solved in
+ * a row (the puzzle rating is the player's, kept by the server).
  * @typedef {object} PuzzleRecord
  * @property {number} streak
- * @property {number} rating
  */
 
 /** @returns {PuzzleRecord} */
 export function puzzleRecord() {
   try {
     const v = JSON.parse(read(PUZZLE_KEY) || 'null');
-    if (v && Number.isFinite(v.streak) && Number.isFinite(v.rating)) return { streak: v.streak, rating: v.rating };
+    if (v && Number.isFinite(v.streak)) return { streak: v.streak };
   } catch {
     // A record that does not read starts again.
   }
-  return { streak: 0, rating: 1200 };
+  return { streak: 0 };
 }
 
 /** @param {PuzzleRecord} record */

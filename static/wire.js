@@ -602,6 +602,24 @@ export {};
  * @property {number} plays
  * @property {string[]} solution
  * @property {string[]} legal
+ * @property {PuzzleRating | null} player the asking player's puzzle rating; null without a session
+ */
+
+/**
+ * A player's puzzle rating.
+ * @typedef {object} PuzzleRating
+ * @property {number} rating
+ * @property {number} deviation
+ * @property {boolean} provisional
+ * @property {number} tries puzzles tried, each once
+ */
+
+/**
+ * What a first try changed.
+ * @typedef {object} PuzzleRated
+ * @property {PuzzleRating} player the player's puzzle rating after it
+ * @property {number} change the shown rating after less before
+ * @property {number} puzzle_rating the puzzle's rating after it
  */
 
 /**
@@ -620,4 +638,5 @@ export {};
  * @property {string} position after the move and the reply
  * @property {string[]} legal the solver's legal actions there
  * @property {string[] | null} solution the line, once solved or wrong
+ * @property {PuzzleRated | null} rated what a first try changed, once solved or wrong
  */

@@ -1,6 +1,6 @@
-//! `baghchal puzzles build`: the puzzle set from the solved movement phase
-//! and recorded games (see `crates/engine/src/puzzle.rs` and
-//! `docs/puzzles.md`).
+//! `baghchal puzzles build`: the puzzle set from the solved movement phase,
+//! recorded games and the site's finished games (see
+//! `crates/engine/src/puzzle.rs` and `docs/puzzles.md`).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,15 +18,24 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Build the set from recorded games and write it, one puzzle a line.
+    /// Build the set from recorded games and the site's finished games and
+    /// write it, one puzzle a line.
     Build(Build),
 }
 
 #[derive(clap::Args, Debug)]
 struct Build {
     /// Record files, or directories of them (every file directly inside).
-    #[arg(required = true)]
     records: Vec<PathBuf>,
+    /// Also the site's finished games, read from this database
+    /// (`sqlite://FILE` or `postgres://...`, the server's): the positions
+    /// right after their blunders. The command connects as the server
+    /// does, running the migrations of its version.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// How many of the database's newest finished games to read.
+    #[arg(long, default_value_t = 10_000)]
+    games: u32,
     /// Where to write the set.
     #[arg(long, default_value = "crates/engine/data/puzzles.txt")]
     out: PathBuf,
@@ -38,6 +47,9 @@ struct Build {
 /// Runs `baghchal puzzles`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Command::Build(args) = args.command;
+    if args.records.is_empty() && args.database_url.is_none() {
+        bail!("name record files or directories, or a database (--database-url), or both");
+    }
     let engine = args.location.engine()?;
     if engine.tablebase().is_none() {
         bail!("puzzles are built from the tablebase: build it first (baghchal tablebase build)");
@@ -71,7 +83,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             games.push(game);
         }
     }
-    let puzzles = engine.find_puzzles(&games);
+    let mut puzzles = engine.find_puzzles(&games);
+    let played = match &args.database_url {
+        Some(url) => played_games(url, args.games)?,
+        None => Vec::new(),
+    };
+    if !played.is_empty() {
+        let mut by_id: std::collections::BTreeMap<String, _> =
+            puzzles.into_iter().map(|p| (p.id.clone(), p)).collect();
+        for puzzle in engine.find_blunder_puzzles(&played) {
+            by_id.entry(puzzle.id.clone()).or_insert(puzzle);
+        }
+        puzzles = by_id.into_values().collect();
+    }
     let mut text = String::from(
         "# The puzzle set: one puzzle a line (crates/engine/src/puzzle.rs), built by\n\
          # `baghchal puzzles build` (docs/puzzles.md).\n",
@@ -83,9 +107,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::write(&args.out, text)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     eprintln!(
-        "{} puzzles from {} games in {:.1} s, written to {}",
+        "{} puzzles from {} recorded and {} played games in {:.1} s, written to {}",
         puzzles.len(),
         games.len(),
+        played.len(),
         started.elapsed().as_secs_f64(),
         args.out.display()
     );
@@ -94,4 +119,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("{theme}: {n}");
     }
     Ok(())
+}
+
+/// The newest `limit` finished games of the house rules in the database
+/// at `url` (the `games` rows), replayed from their records.
+fn played_games(url: &str, limit: u32) -> anyhow::Result<Vec<Game>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let records = runtime.block_on(async {
+        let storage = baghchal_server::storage::Storage::connect(url)
+            .await
+            .with_context(|| format!("cannot open the database {url}"))?;
+        let records = storage.finished_records(i64::from(limit)).await;
+        storage.close().await;
+        anyhow::Ok(records?)
+    })?;
+    Ok(records
+        .iter()
+        .filter_map(|text| text.parse::<Record>().ok()?.replay().ok())
+        .filter(|game| *game.rules() == Rules::default())
+        .collect())
 }

@@ -40,6 +40,7 @@ pub mod chance;
 mod eval;
 pub mod protocol;
 pub mod puzzle;
+mod puzzle_placement;
 mod search;
 mod skill;
 pub mod tune;

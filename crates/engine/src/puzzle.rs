@@ -1,7 +1,9 @@
-//! Puzzles from the solved movement phase: positions where the side to
-//! move has exactly one action that keeps its best result, with a
-//! solution line in which every move of the solver is the only one that
-//! keeps it and every reply is the tablebase's best defence, checked by
+//! Puzzles from the solved movement phase and the last plies of the
+//! placement phase (solved in full down to the tablebase,
+//! `puzzle_placement.rs`): positions where the side to move has exactly
+//! one action that keeps its best result, with a solution line in which
+//! every move of the solver is the only one that keeps it and every reply
+//! is the best defence, checked by
 //! playing the line under the house rules from the puzzle's own start
 //! (its repetition record begins there).
 //!
@@ -17,10 +19,14 @@
 //! solver jumps), `trap` (the goats win by trapping every tiger),
 //! `last_tiger` (the goats' last move traps the last free tiger),
 //! `hold_draw`, `block` (the tigers win by leaving the goats no action),
-//! `endgame` (three or more goats eaten at the start).
+//! `endgame` (three or more goats eaten at the start), `placement` (the
+//! start is in the placement phase).
 //!
-//! A set is text, one puzzle a line (see [`Puzzle::to_line`]), shipped
-//! with the engine ([`shipped`]) and built by `baghchal puzzles build`.
+//! They are found in and around recorded games ([`Engine::find_puzzles`])
+//! and right after the blunders of played games
+//! ([`Engine::find_blunder_puzzles`]). A set is text, one puzzle a line
+//! (see [`Puzzle::to_line`]), shipped with the engine ([`shipped`]) and
+//! built by `baghchal puzzles build`.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -30,15 +36,27 @@ use baghchal_rules::{Action, Phase, Position, Rules, Side};
 
 use crate::{Engine, Value};
 
+pub use crate::puzzle_placement::{plies_to_movement, PLACEMENT_PLIES};
+
 /// The longest win a puzzle asks for, in plies (four moves of the solver).
 pub const MAX_WIN: u16 = 7;
 /// The shortest: a win in one (any capture of the last goat, say) is no
 /// puzzle.
 pub const MIN_WIN: u16 = 3;
 
-/// The rating a puzzle starts at, and its Glicko-2 deviation and
-/// volatility before anyone has tried it.
+/// The Glicko-2 deviation of a puzzle's rating before anyone has tried
+/// it.
 pub const START_DEVIATION: u16 = 350;
+
+/// The points of the mover's share of the game (a win 100, a draw 50, a
+/// loss 0) from which the review marks an action a blunder
+/// (`docs/review.md`): a puzzle from a played game starts right after one.
+pub const BLUNDER_POINTS: u8 = 15;
+
+/// The nodes of the search that judges a position the tablebase does not
+/// cover, as the review's (only the goats' last placement reaches it
+/// here, and every action of that reaches the tablebase).
+const JUDGE_NODES: u64 = 20_000;
 
 /// What a puzzle is about, detected from its line.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -55,21 +73,25 @@ pub enum Theme {
     Block,
     /// Three or more goats have been eaten.
     Endgame,
+    /// The start is in the placement phase (within [`PLACEMENT_PLIES`] of
+    /// the movement phase).
+    Placement,
 }
 
 impl Theme {
     /// Every theme, in order.
-    pub const ALL: [Theme; 6] = [
+    pub const ALL: [Theme; 7] = [
         Theme::Capture,
         Theme::Trap,
         Theme::LastTiger,
         Theme::HoldDraw,
         Theme::Block,
         Theme::Endgame,
+        Theme::Placement,
     ];
 
     /// The theme's name: `capture`, `trap`, `last_tiger`, `hold_draw`,
-    /// `block`, `endgame`.
+    /// `block`, `endgame`, `placement`.
     pub fn name(self) -> &'static str {
         match self {
             Theme::Capture => "capture",
@@ -78,6 +100,7 @@ impl Theme {
             Theme::HoldDraw => "hold_draw",
             Theme::Block => "block",
             Theme::Endgame => "endgame",
+            Theme::Placement => "placement",
         }
     }
 }
@@ -107,8 +130,9 @@ pub struct Puzzle {
     pub themes: BTreeSet<Theme>,
     /// Its starting rating (Glicko-2 scale), from the solver's moves.
     pub rating: u16,
-    /// Where it was found: in a recorded game (`game`), or one action off
-    /// one (`tablebase`).
+    /// Where it was found: in a recorded game (`game`), one action off
+    /// one (`tablebase`), or right after a blunder in a played game
+    /// (`blunder`).
     pub origin: Origin,
 }
 
@@ -120,6 +144,20 @@ pub enum Origin {
     /// A position one action off a recorded game's, found by the
     /// tablebase.
     Tablebase,
+    /// The position right after an action of a played game that the
+    /// review marks a blunder ([`BLUNDER_POINTS`]).
+    Blunder,
+}
+
+impl Origin {
+    /// Its name in a set's file: `game`, `tablebase`, `blunder`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Game => "game",
+            Origin::Tablebase => "tablebase",
+            Origin::Blunder => "blunder",
+        }
+    }
 }
 
 impl Puzzle {
@@ -133,10 +171,7 @@ impl Puzzle {
     pub fn to_line(&self) -> String {
         let solution: Vec<String> = self.solution.iter().map(Action::to_string).collect();
         let themes: Vec<&str> = self.themes.iter().map(|t| t.name()).collect();
-        let origin = match self.origin {
-            Origin::Game => "game",
-            Origin::Tablebase => "tablebase",
-        };
+        let origin = self.origin.name();
         format!(
             "{}\t{}\t{}\t{}\t{}\t{origin}",
             self.id,
@@ -172,11 +207,10 @@ impl Puzzle {
             .map(Theme::from_str)
             .collect::<Result<_, _>>()?;
         let rating = rating.parse().map_err(|_| format!("rating {rating:?}"))?;
-        let origin = match origin {
-            "game" => Origin::Game,
-            "tablebase" => Origin::Tablebase,
-            other => return Err(format!("origin {other:?}")),
-        };
+        let origin = [Origin::Game, Origin::Tablebase, Origin::Blunder]
+            .into_iter()
+            .find(|o| o.name() == origin)
+            .ok_or_else(|| format!("origin {origin:?}"))?;
         let puzzle = Puzzle {
             id: id.to_owned(),
             start,
@@ -233,6 +267,27 @@ pub fn shipped() -> &'static [Puzzle] {
     })
 }
 
+/// The shipped puzzle of this id, if any.
+///
+/// ```
+/// use baghchal_engine::puzzle::{find, shipped};
+/// let first = &shipped()[0];
+/// assert_eq!(find(&first.id), Some(first));
+/// assert_eq!(find("nonsense"), None);
+/// ```
+pub fn find(id: &str) -> Option<&'static Puzzle> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        shipped()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id.as_str(), i))
+            .collect()
+    });
+    index.get(id).map(|&i| &shipped()[i])
+}
+
 impl Engine {
     /// The puzzles of recorded games: every movement-phase position of
     /// each game that is a puzzle ([`Origin::Game`]), and every position
@@ -262,7 +317,7 @@ impl Engine {
                 positions.push(position.clone());
             }
             for position in &positions {
-                if position.phase() != Phase::Movement || position.is_finished() {
+                if plies_to_movement(position) > PLACEMENT_PLIES || position.is_finished() {
                     continue;
                 }
                 consider(position, Origin::Game);
@@ -276,22 +331,77 @@ impl Engine {
         found.into_values().collect()
     }
 
+    /// The puzzles right after the blunders of played games: every
+    /// action the review marks a blunder (it gives away
+    /// [`BLUNDER_POINTS`] or more of the mover's share of the game, the
+    /// values judged as the review judges them, the game's repetition
+    /// record included) whose position after it is in the movement phase
+    /// and a puzzle for the opponent ([`Origin::Blunder`]: the only action
+    /// that wins, or for the goats the only one that keeps the draw), read
+    /// back from its text so that its record begins there. Each once,
+    /// ordered by id.
+    pub fn find_blunder_puzzles(&self, games: &[baghchal_rules::Game]) -> Vec<Puzzle> {
+        let mut found: std::collections::BTreeMap<String, Puzzle> = Default::default();
+        for game in games {
+            if *game.rules() != Rules::default() {
+                continue;
+            }
+            let mut position = game.start().clone();
+            let mut positions = vec![position.clone()];
+            for &action in game.actions() {
+                position.play_unchecked(action);
+                positions.push(position.clone());
+            }
+            for (i, &action) in game.actions().iter().enumerate() {
+                let after = &positions[i + 1];
+                if plies_to_movement(after) > PLACEMENT_PLIES || after.is_finished() {
+                    continue;
+                }
+                let before = self.judge(&positions[i], &positions[..i], JUDGE_NODES);
+                let judged = self.judge(after, &positions[..=i], JUDGE_NODES);
+                let analysis = crate::ActionAnalysis {
+                    ply: positions[i].ply(),
+                    side: positions[i].side_to_move(),
+                    action,
+                    before: before.value,
+                    before_source: before.source,
+                    after: judged.value.flip(),
+                    after_source: judged.source,
+                    best: before.best.unwrap_or(action),
+                };
+                if analysis.lost() < BLUNDER_POINTS {
+                    continue;
+                }
+                let Ok(fresh) = Position::from_text(&after.to_string(), Rules::default()) else {
+                    continue;
+                };
+                if let Some(puzzle) = self.puzzle_at(&fresh, Origin::Blunder) {
+                    found.entry(puzzle.id.clone()).or_insert(puzzle);
+                }
+            }
+        }
+        found.into_values().collect()
+    }
+
     /// The puzzle that starts at `position`, if it is one (see the
-    /// module): `None` without a tablebase, outside the movement phase of
-    /// the house rules, or where the side to move has no single action
-    /// that keeps its result.
+    /// module): `None` without a tablebase, in another variant, more than
+    /// [`PLACEMENT_PLIES`] before the movement phase, or where the side to
+    /// move has no single action that keeps its result.
     pub fn puzzle_at(&self, position: &Position, origin: Origin) -> Option<Puzzle> {
-        if position.phase() != Phase::Movement
+        if plies_to_movement(position) > PLACEMENT_PLIES
             || *position.rules() != Rules::default()
             || position.is_finished()
         {
             return None;
         }
         let solver = position.side_to_move();
-        let value = self.solved(position)?;
+        let value = self.exact(position)?;
         let mut themes = BTreeSet::new();
         if position.eaten() >= 3 {
             themes.insert(Theme::Endgame);
+        }
+        if position.phase() == Phase::Placement {
+            themes.insert(Theme::Placement);
         }
         let solution = match value {
             Value::Win { plies } if (MIN_WIN..=MAX_WIN).contains(&plies) => {
@@ -338,8 +448,12 @@ impl Engine {
         } else {
             900 + 200 * (solver_moves - 1)
         };
+        // The key names the board and the side to move; the goats in
+        // hand (none in the movement phase) tell a placement position from
+        // a movement one of the same board.
+        let id = position.key() | (u64::from(position.in_hand()) << 56);
         let puzzle = Puzzle {
-            id: format!("{:016x}", position.key()),
+            id: format!("{id:016x}"),
             start: position.clone(),
             solution,
             themes,
@@ -362,7 +476,7 @@ impl Engine {
             if position.is_finished() {
                 return Some(line);
             }
-            let reply = self.best_by_tablebase(&position)?;
+            let reply = self.best_reply(&position)?;
             position.play_mut(reply).ok()?;
             line.push(reply);
             if position.is_finished() || line.len() > MAX_WIN as usize {
@@ -384,7 +498,7 @@ impl Engine {
                     Some(_) => Value::Loss { plies: 1 },
                     None => Value::Draw,
                 },
-                None => match self.solved(&next) {
+                None => match self.exact(&next) {
                     Some(v) => v.flip(),
                     None => return false,
                 },
@@ -421,6 +535,25 @@ mod tests {
         for puzzle in shipped() {
             assert!(ids.insert(puzzle.id.clone()), "{} twice", puzzle.id);
             assert_eq!(puzzle.check(), Ok(()), "{}", puzzle.id);
+        }
+    }
+
+    #[test]
+    fn the_shipped_placement_puzzles_start_within_reach_of_the_movement_phase() {
+        let placement: Vec<&Puzzle> = shipped()
+            .iter()
+            .filter(|p| p.start.phase() == Phase::Placement)
+            .collect();
+        assert!(!placement.is_empty());
+        for puzzle in shipped() {
+            let in_placement = puzzle.start.phase() == Phase::Placement;
+            assert_eq!(
+                puzzle.themes.contains(&Theme::Placement),
+                in_placement,
+                "{}",
+                puzzle.id
+            );
+            assert!(plies_to_movement(&puzzle.start) <= PLACEMENT_PLIES);
         }
     }
 

@@ -563,18 +563,46 @@ pub struct PuzzleView {
     /// The side that solves it (the side to move).
     pub side_to_move: Side,
     /// What it is about: `capture`, `trap`, `last_tiger`, `hold_draw`,
-    /// `block`, `endgame`.
+    /// `block`, `endgame`, `placement`.
     pub themes: Vec<String>,
     /// The puzzle's rating (Glicko-2 scale).
     pub rating: u16,
     /// The rating's deviation: 350 until players have tried it.
     pub rating_deviation: u16,
-    /// How many times players have tried it.
+    /// How many times players have tried it (first tries only).
     pub plays: u32,
     /// The line: the solver's move, the reply, ..., the solver's last.
     pub solution: Vec<String>,
     /// Every legal action of the start.
     pub legal: Vec<String>,
+    /// The asking player's puzzle rating; `None` for a request without a
+    /// session.
+    pub player: Option<PuzzleRating>,
+}
+
+/// A player's puzzle rating (Glicko-2), as players read it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PuzzleRating {
+    /// The rating, rounded.
+    pub rating: u32,
+    /// Its deviation, rounded.
+    pub deviation: u32,
+    /// Whether it is still provisional (a deviation of 110 or more).
+    pub provisional: bool,
+    /// The puzzles the player has tried, each counted once.
+    pub tries: u32,
+}
+
+/// What a player's first try of a puzzle changed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct PuzzleRated {
+    /// The player's puzzle rating after the try.
+    pub player: PuzzleRating,
+    /// The change of the shown rating: after less before (`+12`, `-12`).
+    pub change: i32,
+    /// The puzzle's rating after the try (it moves for established
+    /// accounts only: `docs/puzzles.md`).
+    pub puzzle_rating: u32,
 }
 
 /// The longest line a puzzle move request carries, in actions.
@@ -615,6 +643,10 @@ pub struct PuzzleAnswer {
     pub legal: Vec<String>,
     /// The whole line, once solved or wrong.
     pub solution: Option<Vec<String>>,
+    /// What the try changed, on a player's first try of the puzzle once
+    /// it is solved or wrong; `None` for a move that does not end the try,
+    /// a later try, or a request without a session.
+    pub rated: Option<PuzzleRated>,
 }
 
 /// A message from a client to the server.

@@ -795,6 +795,12 @@ fn examples() -> Vec<Example> {
                 plays: 0,
                 solution: vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()],
                 legal: vec!["c4-c5".into(), "d5-c5".into()],
+                player: Some(PuzzleRating {
+                    rating: 1500,
+                    deviation: 500,
+                    provisional: true,
+                    tries: 0,
+                }),
             },
         ),
         example(
@@ -811,6 +817,27 @@ fn examples() -> Vec<Example> {
                 position: "G.TTT/GG.GT/G.GGG/.GGGG/GGG.G t 0 4 67".into(),
                 legal: vec!["e4xc4".into(), "c5-c4".into(), "c5-b5".into()],
                 solution: None,
+                rated: None,
+            },
+        ),
+        example(
+            "http.puzzle_answer.solved",
+            PuzzleAnswer {
+                verdict: PuzzleVerdict::Solved,
+                reply: None,
+                position: "G.TTT/GGT../G.GGG/.GGGG/GGG.G g 0 5 68".into(),
+                legal: vec![],
+                solution: Some(vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()]),
+                rated: Some(PuzzleRated {
+                    player: PuzzleRating {
+                        rating: 1588,
+                        deviation: 423,
+                        provisional: true,
+                        tries: 1,
+                    },
+                    change: 88,
+                    puzzle_rating: 1100,
+                }),
             },
         ),
         example(
@@ -821,6 +848,7 @@ fn examples() -> Vec<Example> {
                 position: ".GT.T/GGTGT/G.GGG/.GGGG/GGG.G g 0 4 66".into(),
                 legal: vec![],
                 solution: Some(vec!["c4-c5".into(), "b5-a5".into(), "e4xc4".into()]),
+                rated: None,
             },
         ),
         example(

@@ -32,6 +32,7 @@
 mod advantage;
 mod game;
 mod glicko;
+pub mod puzzle;
 mod rating;
 mod speed;
 

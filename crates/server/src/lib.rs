@@ -350,6 +350,8 @@ pub async fn run_with_metrics(
     let public_url: Arc<str> = Arc::from(config.public_url.trim_end_matches('/'));
     let origins = Arc::new(origin::Origins::new(&public_url, &config.allow_origins)?);
     let storage = Storage::connect(&config.database_url).await?;
+    // The shipped puzzles, with their ratings kept (docs/puzzles.md).
+    http::puzzles::seed(&storage).await?;
     let backfilled = backfill::backfill_games(&storage).await?;
     if backfilled > 0 {
         tracing::info!(

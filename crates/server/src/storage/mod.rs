@@ -111,6 +111,7 @@ mod lobby;
 mod ownership;
 mod players;
 mod profiles;
+mod puzzles;
 mod ratings;
 mod rows;
 mod settle;
@@ -124,6 +125,7 @@ pub use players::{Credentials, Naming, PlayerRow, Seat, MAX_PLAYING};
 pub use profiles::{
     GamesCursor, LeaderRow, PlayedGame, ProfileRow, RatedPoint, RecordBySide, SideCounts,
 };
+pub use puzzles::{FinishedTry, PuzzleSeed, PuzzleTry, StoredPuzzle, StoredPuzzleRating};
 pub use ratings::StoredRating;
 pub use rows::ClockColumns;
 use rows::{RawTable, TABLE_COLUMNS};

@@ -27,6 +27,7 @@ mod offers;
 mod page;
 mod players;
 mod profiles;
+mod puzzles;
 mod reconnect;
 mod replay;
 mod secrets;
