@@ -23,6 +23,10 @@ const WRITE_GAME: &str = "UPDATE games SET host_rating_before = $1, host_rating_
      guest_rating_before = $3, guest_rating_after = $4 \
      WHERE table_id = $5 AND game = $6 AND board = $7";
 
+/// A player's row, locked so that two settlements of one player run one
+/// after the other even before the player has a rating row to lock.
+const LOCK_PLAYER: &str = "SELECT id FROM players WHERE id = $1 FOR UPDATE";
+
 const FREE_PLAYERS: &str = "UPDATE players SET lobby_table = NULL WHERE lobby_table = $1";
 
 const COUNT_ABORT: &str = "UPDATE players SET aborts = aborts + 1 WHERE id = $1";
@@ -172,9 +176,10 @@ pub(super) fn settle_sqlite(
 }
 
 /// Settles `game`, whose row this transaction has just written, on
-/// PostgreSQL. The players' rating rows are locked, in the order of their
-/// ids, so that two games of one player ending at once settle one after
-/// the other.
+/// PostgreSQL. The players' rows are locked, in the order of their ids,
+/// before their ratings are read, so that two games of one player ending
+/// at once settle one after the other (a rating row that does not exist
+/// yet could not be locked itself).
 pub(super) async fn settle_postgres(
     tx: &mut sqlx::PgConnection,
     game: &GameColumns,
@@ -196,7 +201,11 @@ pub(super) async fn settle_postgres(
     order.sort_by_key(|&i| players[i]);
     let mut held = [None, None];
     for i in order {
-        let row = sqlx::query(&format!("{READ_RATING} FOR UPDATE"))
+        sqlx::query(LOCK_PLAYER)
+            .bind(players[i])
+            .fetch_optional(&mut *tx)
+            .await?;
+        let row = sqlx::query(READ_RATING)
             .bind(players[i])
             .bind(speed)
             .fetch_optional(&mut *tx)
