@@ -582,7 +582,18 @@ impl Lobby {
             let entries = storage.pool_entries(pool.id).await?;
             let apart = Apart::new(storage.blocks_in_pool(pool.id).await?);
             let now = crate::storage::now_millis();
-            for m in match_wave(&entries, now, &apart, coin) {
+            let mut matches = match_wave(&entries, now, &apart, coin);
+            // Every node computes much the same pairings from the same
+            // rows: each begins at a random one of them, so that the nodes
+            // work apart instead of queueing behind each other's locks to
+            // find each pairing made.
+            if !matches.is_empty() {
+                let mut bytes = [0u8; 8];
+                let start = getrandom::fill(&mut bytes)
+                    .map_or(0, |()| u64::from_le_bytes(bytes) % matches.len() as u64);
+                matches.rotate_left(usize::try_from(start).unwrap_or(0));
+            }
+            for m in matches {
                 let (goats, tigers) = (&entries[m.goats], &entries[m.tigers]);
                 let options = match lobby_options(Some(pool.clock()), wire::Side::Goats) {
                     Ok(options) => options,
