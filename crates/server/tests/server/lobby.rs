@@ -286,6 +286,30 @@ async fn rated_play_is_for_accounts_and_moves_both_ratings(db: &TestDb) {
         ratings.goats.change > 0 && ratings.tigers.change < 0,
         "{ratings:?}"
     );
+
+    // Their next game is listed live with the ratings the first left them
+    // in the game's class, read for the whole list at once.
+    let again = challenge(
+        &mut goats,
+        serde_json::json!({"rated": true, "side": "goats", "clock": {"initial": 300, "increment": 3}}),
+    )
+    .await;
+    let (status, _, body) = tigers
+        .send("POST", &format!("/api/challenges/{}/accept", again.id), "")
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let next: Paired = serde_json::from_str(&body).unwrap();
+    let (_, _, body) = guest.send("GET", "/api/live", "").await;
+    let live: LiveGames = serde_json::from_str(&body).unwrap();
+    let game = live
+        .games
+        .iter()
+        .find(|g| g.table == next.table)
+        .expect("the game is live");
+    assert_eq!(game.speed, "blitz");
+    assert_eq!(game.goats.rating, winner.ratings[0].rating, "{live:?}");
+    assert_eq!(game.tigers.rating, loser.ratings[0].rating, "{live:?}");
+    assert!(game.goats.provisional && game.tigers.provisional);
     server.stop().await;
 }
 on_both!(rated_play_is_for_accounts_and_moves_both_ratings);
