@@ -82,4 +82,5 @@ median() {
 }
 echo "medians of $reps runs, $players players over $nodes nodes: time to be paired" \
     "median $(median median_ms) ms, p99 $(median p99_ms) ms, the last one $(median max_ms) ms;" \
+    "the join answered in median $(median join_median_ms) ms, p99 $(median join_p99_ms) ms;" \
     "the wave period is 2000 ms (files in $out)"

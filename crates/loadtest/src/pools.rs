@@ -71,6 +71,8 @@ struct Player {
 /// every table it was told of.
 #[derive(Debug, Default)]
 struct Outcome {
+    /// How long the join request took to answer.
+    join: Option<Duration>,
     waited: Option<Duration>,
     tables: Vec<String>,
     error: Option<String>,
@@ -166,18 +168,12 @@ async fn main() -> anyhow::Result<()> {
     .await;
     let not_one_game = listed.iter().filter(|n| !matches!(n, Ok(1))).count();
 
-    let mut waits: Vec<Duration> = outcomes.iter().filter_map(|o| o.waited).collect();
-    waits.sort_unstable();
-    let at = |q: f64| -> f64 {
-        if waits.is_empty() {
-            return f64::NAN;
-        }
-        let k = ((waits.len() as f64 * q).ceil() as usize).clamp(1, waits.len()) - 1;
-        waits[k].as_secs_f64() * 1000.0
-    };
+    let waits = sorted(outcomes.iter().filter_map(|o| o.waited));
+    let joins = sorted(outcomes.iter().filter_map(|o| o.join));
+    let at = |q: f64| quantile_ms(&waits, q);
     println!(
         "players={} nodes={} pool={} paired={} tables={} median_ms={:.0} p99_ms={:.0} max_ms={:.0} \
-         wave_ms={} unpaired={} paired_twice={} odd_tables={} \
+         wave_ms={} join_median_ms={:.0} join_p99_ms={:.0} unpaired={} paired_twice={} odd_tables={} \
          not_one_game={} errors={}",
         players.len(),
         args.url.len(),
@@ -188,6 +184,8 @@ async fn main() -> anyhow::Result<()> {
         at(0.99),
         at(1.0),
         WAVE_PERIOD.as_millis(),
+        quantile_ms(&joins, 0.5),
+        quantile_ms(&joins, 0.99),
         unpaired,
         twice,
         odd_tables,
@@ -198,6 +196,21 @@ async fn main() -> anyhow::Result<()> {
         bail!("a player was paired twice, or a table does not have two players");
     }
     Ok(())
+}
+
+fn sorted(times: impl Iterator<Item = Duration>) -> Vec<Duration> {
+    let mut times: Vec<Duration> = times.collect();
+    times.sort_unstable();
+    times
+}
+
+/// The `q` quantile of `sorted`, in milliseconds (the nearest rank).
+fn quantile_ms(sorted: &[Duration], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let k = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[k].as_secs_f64() * 1000.0
 }
 
 /// A first visit to `base`: a new anonymous player and its cookie.
@@ -276,7 +289,7 @@ async fn listen_and_join(
         .send()
         .await;
     match answer {
-        Ok(r) if r.status().is_success() => {}
+        Ok(r) if r.status().is_success() => outcome.join = Some(joined.elapsed()),
         Ok(r) => {
             outcome.error = Some(format!("join: {}", r.status()));
             return outcome;
