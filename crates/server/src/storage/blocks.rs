@@ -8,6 +8,10 @@ use super::{now_millis, BeginWrite, Pool, Storage, StorageError};
 /// The most players one player may block.
 pub const MAX_BLOCKS: i64 = 500;
 
+/// Players bound in one statement of [`Storage::blocks_among`] (twice,
+/// with the makers: well under SQLite's 32,766 variables).
+const PLAYERS_PER_STATEMENT: usize = 4_000;
+
 /// A player someone blocks.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct BlockedRow {
@@ -152,37 +156,42 @@ impl Storage {
     }
 
     /// The blocks, either way, between one of `makers` and one of
-    /// `players`, as (blocker, blocked).
+    /// `players`, as (blocker, blocked). The players go in slices, so that
+    /// no statement binds more than SQLite takes.
     pub async fn blocks_among(
         &self,
         makers: &[String],
         players: &[String],
     ) -> Result<Vec<(String, String)>, StorageError> {
-        if makers.is_empty() || players.is_empty() {
-            return Ok(Vec::new());
+        let mut found = Vec::new();
+        if makers.is_empty() {
+            return Ok(found);
         }
-        let found = on_pool!(&self.pool, pool => {
-            let mut query =
-                sqlx::QueryBuilder::new("SELECT blocker_id, blocked_id FROM blocks WHERE ");
-            for (k, (left, right)) in [(makers, players), (players, makers)].into_iter().enumerate()
-            {
-                if k > 0 {
-                    query.push(" OR ");
+        for slice in players.chunks(PLAYERS_PER_STATEMENT) {
+            let mut part: Vec<(String, String)> = on_pool!(&self.pool, pool => {
+                let mut query =
+                    sqlx::QueryBuilder::new("SELECT blocker_id, blocked_id FROM blocks WHERE ");
+                for (k, (left, right)) in [(makers, slice), (slice, makers)].into_iter().enumerate()
+                {
+                    if k > 0 {
+                        query.push(" OR ");
+                    }
+                    query.push("(blocker_id IN (");
+                    let mut list = query.separated(", ");
+                    for id in left {
+                        list.push_bind(id.as_str());
+                    }
+                    list.push_unseparated(") AND blocked_id IN (");
+                    let mut list = query.separated(", ");
+                    for id in right {
+                        list.push_bind(id.as_str());
+                    }
+                    list.push_unseparated("))");
                 }
-                query.push("(blocker_id IN (");
-                let mut list = query.separated(", ");
-                for id in left {
-                    list.push_bind(id.as_str());
-                }
-                list.push_unseparated(") AND blocked_id IN (");
-                let mut list = query.separated(", ");
-                for id in right {
-                    list.push_bind(id.as_str());
-                }
-                list.push_unseparated("))");
-            }
-            query.build_query_as().fetch_all(pool).await?
-        });
+                query.build_query_as().fetch_all(pool).await?
+            });
+            found.append(&mut part);
+        }
         Ok(found)
     }
 }

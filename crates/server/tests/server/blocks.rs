@@ -239,3 +239,43 @@ async fn a_player_blocks_at_most_five_hundred(db: &TestDb) {
     server.stop().await;
 }
 on_both!(a_player_blocks_at_most_five_hundred);
+
+async fn the_lobby_reads_the_blocks_of_more_players_than_one_statement_binds(db: &TestDb) {
+    let storage = baghchal_server::storage::Storage::connect(&db.url)
+        .await
+        .unwrap();
+    let statements = [
+        "INSERT INTO players (id, created_at, seen_at) VALUES ('maker', 0, 0)",
+        "INSERT INTO players (id, created_at, seen_at) VALUES ('p10000', 0, 0)",
+        "INSERT INTO players (id, created_at, seen_at) VALUES ('p19999', 0, 0)",
+        "INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ('maker', 'p19999', 1)",
+        "INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ('p10000', 'maker', 2)",
+    ];
+    if db.url.starts_with("sqlite") {
+        let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+        for statement in statements {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+    } else {
+        let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
+        for statement in statements {
+            sqlx::query(statement).execute(&pool).await.unwrap();
+        }
+    }
+    // Twenty thousand players on a node: more than SQLite binds at once.
+    let players: Vec<String> = (0..20_000).map(|i| format!("p{i}")).collect();
+    let mut found = storage
+        .blocks_among(&["maker".to_owned()], &players)
+        .await
+        .unwrap();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("maker".to_owned(), "p19999".to_owned()),
+            ("p10000".to_owned(), "maker".to_owned())
+        ]
+    );
+    storage.close().await;
+}
+on_both!(the_lobby_reads_the_blocks_of_more_players_than_one_statement_binds);
