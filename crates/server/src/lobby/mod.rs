@@ -83,16 +83,6 @@ struct Channels {
     sent: HashMap<String, (u64, Vec<String>)>,
 }
 
-impl Channels {
-    /// The state as `player` sees it, and the challenges hidden from
-    /// them by `apart`.
-    fn state_for(&self, player: &str, apart: &Apart) -> Option<(LobbyState, Vec<String>)> {
-        let state = self.state.as_ref()?;
-        let hidden = hidden_from(state, player, apart);
-        Some((without(state, &hidden), hidden))
-    }
-}
-
 /// The ids of `state`'s challenges whose makers `apart` keeps from
 /// `player`.
 fn hidden_from(state: &LobbyState, player: &str, apart: &Apart) -> Vec<String> {
@@ -694,20 +684,24 @@ impl Lobby {
             channels.version += 1;
         }
         let version = channels.version;
-        let here: Vec<String> = channels.by_player.keys().cloned().collect();
-        for player in here {
-            let Some((seen, hidden)) = channels.state_for(&player, &apart) else {
-                break;
-            };
-            if channels
-                .sent
-                .get(&player)
-                .is_some_and(|last| *last == (version, hidden.clone()))
-            {
-                continue;
+        let Channels {
+            by_player,
+            state,
+            sent,
+            ..
+        } = &mut *channels;
+        if let Some(state) = state.as_ref() {
+            // Each player is sent the state when it changed, or when what
+            // it hides from them did.
+            for player in by_player.keys() {
+                let hidden = hidden_from(state, player, &apart);
+                let last = sent.get(player);
+                if last.is_some_and(|(v, h)| *v == version && *h == hidden) {
+                    continue;
+                }
+                sends.push((player.clone(), LobbyEvent::State(without(state, &hidden))));
+                sent.insert(player.clone(), (version, hidden));
             }
-            sends.push((player.clone(), LobbyEvent::State(seen)));
-            channels.sent.insert(player, (version, hidden));
         }
         for (player, table) in tables {
             if channels.announced.get(&player) != Some(&table) {
