@@ -2,15 +2,19 @@
 // player, anonymous ones too): their ratings ("1500?" while provisional),
 // a chart of each speed class's rating (inline SVG), games won, drawn and
 // lost with each side, and their games, page by page, each linking to
-// its game page.
+// its game page. On another player's profile, a button blocks them (the
+// lobby then never pairs the two, nor shows either the other's
+// challenges) or unblocks them.
 
 import { t, num } from './i18n.js';
 import { h, s, mainElement, sideName } from './dom.js';
 import { fetchGames, gameList, speedName, ratingText, dateText } from './playergames.js';
+import { currentPlayer, playerAsked } from './account.js';
 
 /** @typedef {import('./wire.js').Profile} Profile */
 /** @typedef {import('./wire.js').PlayerGame} PlayerGame */
 /** @typedef {import('./wire.js').RatingHistory} RatingHistory */
+/** @typedef {import('./wire.js').BlockList} BlockList */
 
 const CHART_WIDTH = 320;
 const CHART_HEIGHT = 120;
@@ -60,6 +64,15 @@ export class ProfileView {
     this.next = null;
     this.busy = false;
     this.gone = false;
+    /**
+     * Whether the current player blocks this one: `null` on one's own
+     * profile, or while unknown (no session).
+     * @type {boolean | null}
+     */
+    this.blocked = null;
+    /** A refused block or unblock, said under the button. */
+    this.blockError = '';
+    this.blocking = false;
     this.load();
   }
 
@@ -82,8 +95,49 @@ export class ProfileView {
       this.status = 'failed';
     }
     if (this.gone) return;
+    if (this.profile) await this.loadBlocked(this.profile.id);
+    if (this.gone) return;
     this.render();
     if (this.profile) await this.more();
+  }
+
+  /**
+   * Whether the current player blocks `id` (left unknown on one's own
+   * profile and without a session).
+   * @param {string} id
+   */
+  async loadBlocked(id) {
+    await playerAsked;
+    const me = currentPlayer();
+    if (!me || me.id === id) return;
+    try {
+      const res = await fetch('/api/blocks');
+      if (!res.ok) return;
+      /** @type {BlockList} */
+      const list = await res.json();
+      this.blocked = list.players.some((p) => p.id === id);
+    } catch {
+      // Without the list, no button.
+    }
+  }
+
+  /** Blocks or unblocks this profile's player. */
+  async toggleBlock() {
+    if (!this.profile || this.blocked === null || this.blocking) return;
+    this.blocking = true;
+    this.blockError = '';
+    const method = this.blocked ? 'DELETE' : 'PUT';
+    try {
+      const res = await fetch(`/api/players/${encodeURIComponent(this.profile.id)}/block`, { method });
+      if (res.ok) this.blocked = !this.blocked;
+      else this.blockError = res.status === 429 ? t('blockLimit') : t('blockFailed');
+    } catch {
+      this.blockError = t('networkError');
+    }
+    this.blocking = false;
+    if (this.gone) return;
+    this.render();
+    document.getElementById('profile-block')?.focus();
   }
 
   async more() {
@@ -140,6 +194,16 @@ export class ProfileView {
         { class: 'profile' },
         h('h2', { id: 'profile-name', text: this.title() }),
         h('p', { class: 'hint', text: t('playingSince', { date: dateText(p.created) }) }),
+        this.blocked === null
+          ? null
+          : h(
+              'p',
+              { class: 'profile-block' },
+              h('button', { type: 'button', id: 'profile-block', 'aria-describedby': 'profile-block-hint', text: this.blocked ? t('unblockPlayer') : t('blockPlayer'), onclick: () => this.toggleBlock() }),
+              ' ',
+              h('span', { id: 'profile-block-hint', class: 'hint', text: this.blocked ? t('blockedHint') : t('blockHint') }),
+              this.blockError ? h('span', { class: 'error', role: 'alert', text: ` ${this.blockError}` }) : null,
+            ),
         h('h3', { text: t('ratingsHeading') }),
         ratings,
         ...p.history.map(ratingChart),

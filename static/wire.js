@@ -57,7 +57,8 @@
  * @typedef {'invalid_json' | 'forbidden_origin' | 'not_found' | 'game_not_over' | 'too_large'
  *   | 'unsupported_media_type' | 'invalid_field' | 'illegal_action' | 'invalid_notation'
  *   | 'rate_limited' | 'unavailable' | 'not_signed_in' | 'wrong_password' | 'name_taken'
- *   | 'already_account' | 'account_needed' | 'taken' | 'busy'} ApiErrorCode
+ *   | 'already_account' | 'account_needed' | 'taken' | 'busy'
+ *   | 'blocked'} ApiErrorCode
  */
 
 /**
@@ -85,6 +86,20 @@
  * @property {string | null} name
  * @property {RatingView[]} ratings
  * @property {PlayingGame[]} playing
+ */
+
+/**
+ * A player someone blocks.
+ * @typedef {object} BlockedPlayer
+ * @property {string} id
+ * @property {string | null} name
+ */
+
+/**
+ * `GET /api/blocks`: the players the current player blocks, the latest
+ * first.
+ * @typedef {object} BlockList
+ * @property {BlockedPlayer[]} players
  */
 
 /**

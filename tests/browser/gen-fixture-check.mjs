@@ -26,6 +26,7 @@ const TYPES = [
   ['http.analysis_request.', 'AnalysisRequest'],
   ['http.analysis_board', 'AnalysisBoard'],
   ['http.me', 'Me'],
+  ['http.blocks', 'BlockList'],
   ['http.account_credentials', 'AccountCredentials'],
   ['http.password_change', 'PasswordChange'],
   ['http.account_closing', 'AccountClosing'],

@@ -1,10 +1,11 @@
 // The lobby in Chromium against the real server: two browsers that have
 // never met find each other through a pool and land at one table, each in
 // their own seat; a challenge made in one browser is accepted in another;
-// the lobby is axe clean and fits a phone.
+// a player blocked from a profile page has their challenges hidden from
+// the blocker until unblocked; the lobby is axe clean and fits a phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, newPage, seriousViolations, playByMouse, waitPlies } from './harness.mjs';
+import { startServer, launchBrowser, newPage, seriousViolations, playByMouse, waitPlies, waitText } from './harness.mjs';
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
@@ -107,6 +108,59 @@ test('a challenge made in one browser is accepted in another', async () => {
   assert.deepEqual([...maker.problems, ...taker.problems], []);
   await maker.context.close();
   await taker.context.close();
+});
+
+/**
+ * Makes a challenge on the home page; its id.
+ * @param {import('playwright-core').Page} page
+ */
+async function makeChallenge(page) {
+  await page.locator('#create-challenge').click();
+  const withdraw = page.locator('.challenge-withdraw');
+  await withdraw.waitFor();
+  return ((await withdraw.getAttribute('id')) ?? '').replace(/^withdraw-/, '');
+}
+
+test('a player blocked from their profile page has their challenges hidden from the blocker until unblocked', async () => {
+  const blocker = await visitor(null);
+  const blocked = await visitor(null);
+  const other = await visitor(null);
+  const blockedId = await blocked.page.evaluate(async () => (await (await fetch('/api/me')).json()).id);
+
+  // One's own profile has no button; another player's has "Block".
+  await blocked.page.goto(`${server.url}/player/${blockedId}`);
+  await blocked.page.locator('#profile-name').waitFor();
+  assert.equal(await blocked.page.locator('#profile-block').count(), 0);
+  await blocker.page.goto(`${server.url}/player/${blockedId}`);
+  await waitText(blocker.page, '#profile-block', 'Block');
+  await blocker.page.locator('#profile-block').click();
+  await waitText(blocker.page, '#profile-block', 'Unblock');
+  assert.deepEqual(await seriousViolations(blocker.page), []);
+  await blocker.page.locator('#lang').click();
+  await waitText(blocker.page, '#profile-block', 'रोक हटाउनुहोस्');
+  assert.deepEqual(await seriousViolations(blocker.page), []);
+  await blocker.page.locator('#lang').click();
+  await waitText(blocker.page, '#profile-block', 'Unblock');
+
+  // In the lobby the blocker sees the other challenge, not the blocked one.
+  await blocker.page.goto(server.url);
+  await blocked.page.goto(server.url);
+  await blocked.page.locator('#lobby-counts').waitFor();
+  const hidden = await makeChallenge(blocked.page);
+  const shown = await makeChallenge(other.page);
+  await blocker.page.locator(`#accept-${shown}`).waitFor();
+  assert.equal(await blocker.page.locator(`#accept-${hidden}`).count(), 0);
+  await other.page.locator(`#accept-${hidden}`).waitFor();
+
+  // Unblocked, it shows again.
+  await blocker.page.goto(`${server.url}/player/${blockedId}`);
+  await waitText(blocker.page, '#profile-block', 'Unblock');
+  await blocker.page.locator('#profile-block').click();
+  await waitText(blocker.page, '#profile-block', 'Block');
+  await blocker.page.goto(server.url);
+  await blocker.page.locator(`#accept-${hidden}`).waitFor();
+  assert.deepEqual([...blocker.problems, ...blocked.problems, ...other.problems], []);
+  for (const p of [blocker, blocked, other]) await p.context.close();
 });
 
 test('the lobby is axe clean and fits a phone in both languages', async () => {

@@ -1,7 +1,8 @@
 //! The lobby across a cluster: players on three nodes share one lobby,
 //! and under races — many players joining one pool at once through
-//! different nodes, one challenge accepted through every node at once — no
-//! player is seated twice and a challenge is taken once. Run when
+//! different nodes, one challenge accepted through every node at once, a
+//! node killed while the waves run — no player is seated twice and a
+//! challenge is taken once. Run when
 //! `BAGHCHAL_TEST_POSTGRES` and `BAGHCHAL_TEST_NATS` are set (`.ci/run`
 //! sets both).
 
@@ -183,6 +184,100 @@ async fn a_challenge_accepted_through_every_node_at_once_is_taken_once() {
         "{answers:?}"
     );
     assert_eq!(lobby_tables(&setup.database_url).await.len(), 1);
+    drop(nodes);
+    setup.cleanup().await;
+}
+
+/// A new anonymous player on `addr`.
+async fn anonymous(addr: &str) -> Player {
+    let (status, cookie, body) = exchange(addr, "GET", "/api/me", None, "").await;
+    assert_eq!(status, 200, "{body}");
+    let me: Me = serde_json::from_str(&body).unwrap();
+    Player {
+        addr: addr.to_owned(),
+        cookie: cookie.expect("a session cookie"),
+        id: me.id,
+    }
+}
+
+#[tokio::test]
+async fn a_node_killed_mid_wave_pairs_nobody_twice_and_the_others_pair_everyone() {
+    let Some(setup) = Setup::new().await else {
+        return;
+    };
+    let mut nodes = setup.three().await;
+    let mut players = Vec::new();
+    // Enough players that a wave takes a while: the kill lands while one
+    // is pairing them.
+    for i in 0..150 {
+        players.push(anonymous(&nodes[i % 3].addr).await);
+    }
+    // All at once, each through their own node.
+    let joins = players.iter().map(|p| {
+        let p = p.clone();
+        tokio::spawn(async move {
+            exchange(&p.addr, "POST", "/api/pools/1+1", Some(&p.cookie), "").await
+        })
+    });
+    for join in joins {
+        let (status, _, body) = join.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    // The first table shows that a wave runs: node c dies at once, while
+    // the waves go on pairing the rest (maybe between the statements of
+    // a pairing of its own).
+    let started = Instant::now();
+    while lobby_tables(&setup.database_url).await.is_empty() {
+        assert!(started.elapsed() < PATIENCE, "no pairing");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    nodes[2].kill().await;
+    let killed = nodes[2].addr.clone();
+
+    // The surviving nodes' waves pair every player of theirs, once; a
+    // pairing the dead node began and did not commit left nothing behind.
+    let survivors: Vec<&Player> = players.iter().filter(|p| p.addr != killed).collect();
+    let seated = |tables: &[(String, String)]| {
+        let mut seated: HashMap<String, usize> = HashMap::new();
+        for (host, guest) in tables {
+            assert_ne!(host, guest);
+            *seated.entry(host.clone()).or_default() += 1;
+            *seated.entry(guest.clone()).or_default() += 1;
+        }
+        seated
+    };
+    let started = Instant::now();
+    let tables = loop {
+        let tables = lobby_tables(&setup.database_url).await;
+        let seated = seated(&tables);
+        if survivors.iter().all(|p| seated.contains_key(&p.id)) {
+            break tables;
+        }
+        assert!(
+            started.elapsed() < PATIENCE,
+            "{} of {} survivors seated",
+            survivors
+                .iter()
+                .filter(|p| seated.contains_key(&p.id))
+                .count(),
+            survivors.len()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    for (player, count) in seated(&tables) {
+        assert_eq!(count, 1, "player {player} seated {count} times: {tables:?}");
+    }
+    // Each survivor's node lists their one game.
+    for p in &survivors {
+        let (_, _, body) = exchange(&p.addr, "GET", "/api/me", Some(&p.cookie), "").await;
+        let me: Me = serde_json::from_str(&body).unwrap();
+        assert_eq!(me.playing.len(), 1, "{me:?}");
+    }
+    // Nor did any wave since seat anyone a second time.
+    let tables = lobby_tables(&setup.database_url).await;
+    for (player, count) in seated(&tables) {
+        assert_eq!(count, 1, "player {player} seated {count} times: {tables:?}");
+    }
     drop(nodes);
     setup.cleanup().await;
 }

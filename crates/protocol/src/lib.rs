@@ -262,6 +262,8 @@ pub enum ApiErrorCode {
     Taken,
     /// 409: the player is already in a game the lobby made.
     Busy,
+    /// 403: one of the two players blocks the other.
+    Blocked,
 }
 
 impl ApiErrorCode {
@@ -286,6 +288,7 @@ impl ApiErrorCode {
             ApiErrorCode::AccountNeeded => "account_needed",
             ApiErrorCode::Taken => "taken",
             ApiErrorCode::Busy => "busy",
+            ApiErrorCode::Blocked => "blocked",
         }
     }
 
@@ -308,7 +311,7 @@ impl ApiErrorCode {
             ApiErrorCode::RateLimited => 429,
             ApiErrorCode::Unavailable => 503,
             ApiErrorCode::NotSignedIn | ApiErrorCode::WrongPassword => 401,
-            ApiErrorCode::AccountNeeded => 403,
+            ApiErrorCode::AccountNeeded | ApiErrorCode::Blocked => 403,
             ApiErrorCode::NameTaken
             | ApiErrorCode::AlreadyAccount
             | ApiErrorCode::Taken

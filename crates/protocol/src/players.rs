@@ -97,3 +97,23 @@ pub struct AccountClosing {
     /// The current password.
     pub password: String,
 }
+
+/// `GET /api/blocks`: the players the current player blocks, the latest
+/// first.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct BlockList {
+    /// At most [`MAX_BLOCKS`].
+    pub players: Vec<BlockedPlayer>,
+}
+
+/// A player someone blocks.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct BlockedPlayer {
+    /// Their id.
+    pub id: String,
+    /// Their account's name; `null` while anonymous or once closed.
+    pub name: Option<String>,
+}
+
+/// The most players one player may block.
+pub const MAX_BLOCKS: usize = 500;

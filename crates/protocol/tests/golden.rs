@@ -427,6 +427,21 @@ fn examples() -> Vec<Example> {
             },
         ),
         example(
+            "http.blocks",
+            BlockList {
+                players: vec![
+                    BlockedPlayer {
+                        id: "Hb7nR2xQk9VmLp4TzW1cUe".into(),
+                        name: Some("Tigress".into()),
+                    },
+                    BlockedPlayer {
+                        id: "Xv5pL0wQe3RtYu8IoPa2Sd".into(),
+                        name: None,
+                    },
+                ],
+            },
+        ),
+        example(
             "http.account_credentials",
             AccountCredentials {
                 name: "GoatHerd".into(),
@@ -865,6 +880,14 @@ fn examples() -> Vec<Example> {
                 error: ApiErrorCode::IllegalAction,
                 field: Some("actions".into()),
                 message: "ply 7: b2-c3: goats must be placed while any are in hand".into(),
+            },
+        ),
+        example(
+            "http.api_error.blocked",
+            ApiError {
+                error: ApiErrorCode::Blocked,
+                field: None,
+                message: "you cannot play this player: one of you blocks the other".into(),
             },
         ),
         example(
@@ -1904,6 +1927,7 @@ fn every_api_error_code_has_an_error_status_and_a_snake_case_name() {
         (ApiErrorCode::AccountNeeded, 403, "account_needed"),
         (ApiErrorCode::Taken, 409, "taken"),
         (ApiErrorCode::Busy, 409, "busy"),
+        (ApiErrorCode::Blocked, 403, "blocked"),
     ];
     for (code, status, name) in codes {
         assert_eq!(code.status(), status, "{code:?}");

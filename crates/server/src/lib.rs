@@ -241,6 +241,11 @@ pub fn app(state: AppState, static_dir: Option<&std::path::Path>) -> Router {
         // Profiles and the leaderboard.
         .route("/api/players/{id}", get(http::profiles::by_id))
         .route("/api/players/{id}/games", get(http::profiles::games))
+        .route(
+            "/api/players/{id}/block",
+            axum::routing::put(http::blocks::block).delete(http::blocks::unblock),
+        )
+        .route("/api/blocks", get(http::blocks::list))
         .route("/api/players/by-name/{name}", get(http::profiles::by_name))
         .route("/api/leaderboard/{speed}", get(http::profiles::leaderboard))
         .route("/healthz", get(http::healthz))

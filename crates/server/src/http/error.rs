@@ -93,6 +93,12 @@ pub enum HttpError {
     /// The player has the most open challenges.
     #[error("too many challenges")]
     TooManyChallenges,
+    /// One of two players blocks the other.
+    #[error("blocked")]
+    Blocked,
+    /// The player blocks the most players already.
+    #[error("too many blocks")]
+    TooManyBlocks,
 }
 
 impl HttpError {
@@ -264,6 +270,19 @@ impl HttpError {
                 ApiErrorCode::RateLimited,
                 None,
                 "at most 3 open challenges: withdraw one first".into(),
+            ),
+            HttpError::Blocked => (
+                ApiErrorCode::Blocked,
+                None,
+                "you cannot play this player: one of you blocks the other".into(),
+            ),
+            HttpError::TooManyBlocks => (
+                ApiErrorCode::RateLimited,
+                None,
+                format!(
+                    "at most {} blocked players: unblock one first",
+                    crate::storage::MAX_BLOCKS
+                ),
             ),
         }
     }

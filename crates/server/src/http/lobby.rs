@@ -38,6 +38,9 @@ impl From<LobbyError> for HttpError {
             LobbyError::AccountNeeded => HttpError::AccountNeeded,
             LobbyError::Taken => HttpError::Taken,
             LobbyError::Busy => HttpError::PlayerBusy,
+            LobbyError::Blocked => HttpError::Blocked,
+            LobbyError::UnknownPlayer => HttpError::Unknown("player"),
+            LobbyError::TooManyBlocks => HttpError::TooManyBlocks,
             LobbyError::TooManyChallenges => HttpError::TooManyChallenges,
             LobbyError::NotFound => HttpError::NotFound,
             LobbyError::Random => HttpError::Storage("no random bytes".into()),
@@ -47,7 +50,7 @@ impl From<LobbyError> for HttpError {
 
 /// The request's player, from the site's own pages, within their budget
 /// of lobby actions.
-async fn actor(state: &AppState, headers: &HeaderMap) -> Result<Identity, HttpError> {
+pub(super) async fn actor(state: &AppState, headers: &HeaderMap) -> Result<Identity, HttpError> {
     if !state.origins.admits(headers) {
         return Err(HttpError::ForbiddenOrigin);
     }
@@ -59,9 +62,21 @@ async fn actor(state: &AppState, headers: &HeaderMap) -> Result<Identity, HttpEr
     Ok(identity)
 }
 
-/// `GET /api/lobby`: the open challenges, the pools and the counts.
-pub async fn lobby_state(State(state): State<AppState>) -> Result<Json<LobbyState>, HttpError> {
-    Ok(Json(state.lobby.state().await.map_err(HttpError::storage)?))
+/// `GET /api/lobby`: the open challenges, the pools and the counts; with
+/// a session, without the challenges of players where either blocks the
+/// other.
+pub async fn lobby_state(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<LobbyState>, HttpError> {
+    let identity = crate::identity::identify(&state.storage, &headers)
+        .await
+        .map_err(HttpError::storage)?;
+    let lobby = match identity {
+        Some(identity) => state.lobby.state_for(&identity.player.id).await,
+        None => state.lobby.state().await,
+    };
+    Ok(Json(lobby.map_err(HttpError::storage)?))
 }
 
 /// `GET /api/live`: the lobby games in progress, to watch.

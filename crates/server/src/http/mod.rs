@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod analysis;
+pub mod blocks;
 pub mod error;
 pub mod lobby;
 pub mod notation;

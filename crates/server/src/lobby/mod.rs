@@ -8,9 +8,13 @@
 //! tables of the players it serves and tells them what changed; every two
 //! seconds it runs a wave of each pool that has players waiting; it keeps
 //! its players' challenges and pool places alive and drops those whose
-//! makers left without saying so (their node died). See
-//! `docs/scaling.md` for the design across nodes and its failure cases.
+//! makers left without saying so (their node died). Two players where
+//! either blocks the other are never paired, and neither sees the other's
+//! challenges. See `docs/scaling.md` for the design across nodes and its
+//! failure cases.
 
+mod blocks;
+mod live;
 pub mod pools;
 
 use std::collections::HashMap;
@@ -28,7 +32,7 @@ use crate::storage::{
 };
 use baghchal_table::clock::TimeControl;
 use baghchal_table::options::TableOptions;
-use pools::{match_wave, POOLS};
+use pools::{match_wave, Apart, POOLS};
 
 /// The most live games listed.
 pub const LIVE_GAMES: i64 = 50;
@@ -71,8 +75,32 @@ struct Channels {
     by_player: HashMap<String, Vec<(u64, mpsc::Sender<LobbyEvent>)>>,
     /// The table each player was last told of.
     announced: HashMap<String, String>,
-    /// The state last sent.
+    /// The lobby's state last read, and how many times it changed.
     state: Option<LobbyState>,
+    version: u64,
+    /// What each player was last sent: the state's version, and the
+    /// challenges hidden from them (blocks, either way, with the maker).
+    sent: HashMap<String, (u64, Vec<String>)>,
+}
+
+/// The ids of `state`'s challenges whose makers `apart` keeps from
+/// `player`.
+fn hidden_from(state: &LobbyState, player: &str, apart: &Apart) -> Vec<String> {
+    state
+        .challenges
+        .iter()
+        .filter(|c| apart.between(player, &c.player.id))
+        .map(|c| c.id.clone())
+        .collect()
+}
+
+/// `state` without the challenges `hidden`.
+fn without(state: &LobbyState, hidden: &[String]) -> LobbyState {
+    let mut state = state.clone();
+    if !hidden.is_empty() {
+        state.challenges.retain(|c| !hidden.contains(&c.id));
+    }
+    state
 }
 
 /// A player's live channel: its events, and its place among the
@@ -98,6 +126,7 @@ impl Drop for Channel {
         if last {
             channels.by_player.remove(&self.player);
             channels.announced.remove(&self.player);
+            channels.sent.remove(&self.player);
             let _ = self.lobby.inner.left.send(self.player.clone());
         }
     }
@@ -126,6 +155,15 @@ pub enum LobbyError {
     /// The player is in a lobby game already.
     #[error("busy")]
     Busy,
+    /// One of the two players blocks the other.
+    #[error("blocked")]
+    Blocked,
+    /// No such player.
+    #[error("no such player")]
+    UnknownPlayer,
+    /// The player blocks the most players already.
+    #[error("too many blocks")]
+    TooManyBlocks,
     /// The player has the most open challenges already.
     #[error("too many challenges")]
     TooManyChallenges,
@@ -270,8 +308,13 @@ impl Lobby {
         let id = self.inner.next_channel.fetch_add(1, Ordering::Relaxed);
         {
             let mut channels = self.lock();
-            if let Some(state) = channels.state.clone() {
-                let _ = tx.try_send(LobbyEvent::State(state));
+            // A player already in the lobby here gets the state they were
+            // last sent; a newcomer's comes with the step this wakes, once
+            // their blocks are read.
+            if let (Some(state), Some((_, hidden))) =
+                (channels.state.as_ref(), channels.sent.get(player))
+            {
+                let _ = tx.try_send(LobbyEvent::State(without(state, hidden)));
             }
             channels
                 .by_player
@@ -318,47 +361,27 @@ impl Lobby {
         })
     }
 
-    /// The lobby games in progress, the best-rated first.
-    pub async fn live(&self) -> Result<wire::LiveGames, StorageError> {
-        let tables = self.inner.storage.live_tables(LIVE_GAMES).await?;
-        let mut games = Vec::with_capacity(tables.len());
-        for live in tables {
-            let Some(clock) = live.clock.decode() else {
-                continue;
-            };
-            let speed = speed_of_columns(live.clock);
-            let mut seen = Vec::with_capacity(2);
-            for (id, name) in &live.players {
-                let rating = self.rating_of(id, speed).await?;
-                seen.push(wire::LobbyPlayer {
-                    id: id.clone(),
-                    name: name.clone(),
-                    rating: u32::try_from(rating.shown()).unwrap_or(0),
-                    provisional: rating.is_provisional(),
-                });
-            }
-            let guest = seen.pop();
-            let host = seen.pop();
-            let (Some(host), Some(guest)) = (host, guest) else {
-                continue;
-            };
-            let (goats, tigers) = if live.host_side == "goats" {
-                (host, guest)
-            } else {
-                (guest, host)
-            };
-            games.push(wire::LiveGame {
-                url: self.url(&live.table),
-                table: live.table,
-                speed: speed.name().to_owned(),
-                clock: clock.map(TimeControl::to_wire),
-                rated: live.rated,
-                goats,
-                tigers,
-            });
-        }
-        games.sort_by_key(|g| std::cmp::Reverse(g.goats.rating.max(g.tigers.rating)));
-        Ok(wire::LiveGames { games })
+    /// The lobby's state as `player` sees it: without the challenges of
+    /// players where either blocks the other.
+    pub async fn state_for(&self, player: &str) -> Result<LobbyState, StorageError> {
+        let state = self.state().await?;
+        let apart = self.apart(&state, &[player.to_owned()]).await?;
+        Ok(without(&state, &hidden_from(&state, player, &apart)))
+    }
+
+    /// The blocks, either way, between the makers of `state`'s challenges
+    /// and `players`.
+    async fn apart(&self, state: &LobbyState, players: &[String]) -> Result<Apart, StorageError> {
+        let mut makers: Vec<String> = state
+            .challenges
+            .iter()
+            .map(|c| c.player.id.clone())
+            .collect();
+        makers.sort_unstable();
+        makers.dedup();
+        Ok(Apart::new(
+            self.inner.storage.blocks_among(&makers, players).await?,
+        ))
     }
 
     /// `player`'s rating in `speed`, as stored or a newcomer's.
@@ -444,6 +467,9 @@ impl Lobby {
         if challenge.rated && !account {
             return Err(LobbyError::AccountNeeded);
         }
+        if storage.blocked_between(&challenge.player, player).await? {
+            return Err(LobbyError::Blocked);
+        }
         let clock = challenge.clock.decode().ok_or(LobbyError::Taken)?;
         let rating = self
             .rating_of(player, speed_of_columns(challenge.clock))
@@ -486,6 +512,7 @@ impl Lobby {
             Pairing::Paired => {}
             Pairing::Taken => return Err(LobbyError::Taken),
             Pairing::Busy => return Err(LobbyError::Busy),
+            Pairing::Blocked => return Err(LobbyError::Blocked),
         }
         tracing::info!(table_id = %table.id, challenge = id, "challenge accepted");
         self.inner.poke.notify_one();
@@ -543,8 +570,20 @@ impl Lobby {
                 continue;
             }
             let entries = storage.pool_entries(pool.id).await?;
+            let apart = Apart::new(storage.blocks_in_pool(pool.id).await?);
             let now = crate::storage::now_millis();
-            for m in match_wave(&entries, now, coin) {
+            let mut matches = match_wave(&entries, now, &apart, coin);
+            // Every node computes much the same pairings from the same
+            // rows: each begins at a random one of them, so that the nodes
+            // work apart instead of queueing behind each other's locks to
+            // find each pairing made.
+            if !matches.is_empty() {
+                let mut bytes = [0u8; 8];
+                let start = getrandom::fill(&mut bytes)
+                    .map_or(0, |()| u64::from_le_bytes(bytes) % matches.len() as u64);
+                matches.rotate_left(usize::try_from(start).unwrap_or(0));
+            }
+            for m in matches {
                 let (goats, tigers) = (&entries[m.goats], &entries[m.tigers]);
                 let options = match lobby_options(Some(pool.clock()), wire::Side::Goats) {
                     Ok(options) => options,
@@ -569,7 +608,7 @@ impl Lobby {
                         paired += 1;
                         tracing::info!(table_id = %table.id, pool = pool.id, "pool pairing");
                     }
-                    Pairing::Taken | Pairing::Busy => {}
+                    Pairing::Taken | Pairing::Busy | Pairing::Blocked => {}
                 }
             }
         }
@@ -636,14 +675,33 @@ impl Lobby {
             return Ok(());
         }
         let state = self.state().await?;
+        let apart = self.apart(&state, &players).await?;
         let tables = self.inner.storage.lobby_tables(&players).await?;
         let mut channels = self.lock();
         let mut sends: Vec<(String, LobbyEvent)> = Vec::new();
         if channels.state.as_ref() != Some(&state) {
-            for player in channels.by_player.keys() {
-                sends.push((player.clone(), LobbyEvent::State(state.clone())));
-            }
             channels.state = Some(state);
+            channels.version += 1;
+        }
+        let version = channels.version;
+        let Channels {
+            by_player,
+            state,
+            sent,
+            ..
+        } = &mut *channels;
+        if let Some(state) = state.as_ref() {
+            // Each player is sent the state when it changed, or when what
+            // it hides from them did.
+            for player in by_player.keys() {
+                let hidden = hidden_from(state, player, &apart);
+                let last = sent.get(player);
+                if last.is_some_and(|(v, h)| *v == version && *h == hidden) {
+                    continue;
+                }
+                sends.push((player.clone(), LobbyEvent::State(without(state, &hidden))));
+                sent.insert(player.clone(), (version, hidden));
+            }
         }
         for (player, table) in tables {
             if channels.announced.get(&player) != Some(&table) {

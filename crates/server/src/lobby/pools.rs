@@ -2,8 +2,10 @@
 //! players waiting in a pool are paired by closeness of rating, with a
 //! bonus for the time waited that widens the range a pair may span, and
 //! the sides given so that a player who had the goats last gets the
-//! tigers (lila's pool waves are the model).
+//! tigers (lila's pool waves are the model). Two players where either
+//! blocks the other never meet.
 
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use baghchal_rating::Speed;
@@ -113,6 +115,27 @@ pub const ABORT_PENALTY: i64 = 100;
 /// How many neighbours by rating each player is weighed against.
 const NEIGHBOURS: usize = 16;
 
+/// The players who may not meet: either blocks the other.
+#[derive(Clone, Default, Debug)]
+pub struct Apart(HashMap<String, HashSet<String>>);
+
+impl Apart {
+    /// From blocks as (blocker, blocked): each keeps both apart.
+    pub fn new(blocks: impl IntoIterator<Item = (String, String)>) -> Apart {
+        let mut apart = Apart::default();
+        for (a, b) in blocks {
+            apart.0.entry(a.clone()).or_default().insert(b.clone());
+            apart.0.entry(b).or_default().insert(a);
+        }
+        apart
+    }
+
+    /// Whether `a` and `b` may not meet.
+    pub fn between(&self, a: &str, b: &str) -> bool {
+        self.0.get(a).is_some_and(|others| others.contains(b))
+    }
+}
+
 /// A pairing of one wave: the indices of its two players in the entries
 /// given, the first to have the goats.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -125,15 +148,21 @@ pub struct Match {
 
 /// Pairs the players of one pool's wave at `now` (milliseconds): rated
 /// players (accounts) only with rated players, anonymous ones only with
-/// anonymous ones; each pair within its range, the closest first. `coin`
-/// gives the sides where neither player's last side decides.
-pub fn match_wave(entries: &[PoolEntry], now: i64, mut coin: impl FnMut() -> bool) -> Vec<Match> {
+/// anonymous ones, never two players `apart`; each pair within its range,
+/// the closest first. `coin` gives the sides where neither player's last
+/// side decides.
+pub fn match_wave(
+    entries: &[PoolEntry],
+    now: i64,
+    apart: &Apart,
+    mut coin: impl FnMut() -> bool,
+) -> Vec<Match> {
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by_key(|&i| (entries[i].rated, entries[i].rating));
     // Whether two players may meet now, and at what cost (lower first).
     let cost = |a: usize, b: usize| -> Option<i64> {
         let (x, y) = (&entries[a], &entries[b]);
-        if x.rated != y.rated || x.player == y.player {
+        if x.rated != y.rated || x.player == y.player || apart.between(&x.player, &y.player) {
             return None;
         }
         let waited_ms = (now - x.joined_at.max(y.joined_at)).max(0);
@@ -222,7 +251,7 @@ mod tests {
     }
 
     fn pairs(entries: &[PoolEntry], now: i64) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = match_wave(entries, now, || true)
+        let mut out: Vec<(String, String)> = match_wave(entries, now, &Apart::default(), || true)
             .iter()
             .map(|m| {
                 let mut pair = [
@@ -273,7 +302,7 @@ mod tests {
         let mut a = entry("a", 1500, 0);
         a.last_side = Some("goats".into());
         let b = entry("b", 1500, 0);
-        let wave = match_wave(&[a.clone(), b.clone()], 0, || true);
+        let wave = match_wave(&[a.clone(), b.clone()], 0, &Apart::default(), || true);
         assert_eq!(
             wave,
             [Match {
@@ -283,7 +312,7 @@ mod tests {
         );
         let mut b_goats = b;
         b_goats.last_side = Some("tigers".into());
-        let wave = match_wave(&[a, b_goats], 0, || false);
+        let wave = match_wave(&[a, b_goats], 0, &Apart::default(), || false);
         assert_eq!(
             wave,
             [Match {
@@ -299,6 +328,29 @@ mod tests {
         aborter.aborts = 5;
         let entries = [aborter, entry("a", 1500, 0), entry("b", 1560, 0)];
         assert_eq!(pairs(&entries, 0), [("a".into(), "b".into())]);
+    }
+
+    #[test]
+    fn players_where_one_blocks_the_other_never_meet_and_meet_others() {
+        let entries = [
+            entry("a", 1500, 0),
+            entry("b", 1500, 0),
+            entry("c", 1900, 0),
+            entry("d", 1100, 0),
+        ];
+        // Alone, a and b are each other's closest.
+        assert_eq!(pairs(&entries[..2], 0), [("a".into(), "b".into())]);
+        // b blocks a: they never meet, however long they wait; each meets
+        // someone else once the range allows.
+        let apart = Apart::new([("b".to_owned(), "a".to_owned())]);
+        assert!(apart.between("a", "b") && apart.between("b", "a"));
+        assert!(match_wave(&entries[..2], 600_000, &apart, || true).is_empty());
+        let wave = match_wave(&entries, 60_000, &apart, || true);
+        assert_eq!(wave.len(), 2);
+        for m in wave {
+            let pair = [&entries[m.goats].player, &entries[m.tigers].player];
+            assert!(!(pair.contains(&&"a".to_owned()) && pair.contains(&&"b".to_owned())));
+        }
     }
 
     #[test]
@@ -324,7 +376,7 @@ mod tests {
         let entries: Vec<PoolEntry> = (0..2000)
             .map(|i| entry(&format!("p{i}"), 1000 + (i * 7919 % 1500), i % 5_000))
             .collect();
-        let wave = match_wave(&entries, 40_000, || true);
+        let wave = match_wave(&entries, 40_000, &Apart::default(), || true);
         let mut seen = std::collections::HashSet::new();
         for m in &wave {
             assert!(seen.insert(m.goats) && seen.insert(m.tigers));

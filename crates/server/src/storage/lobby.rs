@@ -9,7 +9,9 @@
 use sqlx::Row;
 
 use super::rows::{ClockColumns, RowLike};
-use super::{insert_table, now_millis, BeginWrite, Pool, Storage, StorageError, TableRow};
+use super::{
+    insert_table, now_millis, BeginWrite, Pool, Storage, StorageError, StoredRating, TableRow,
+};
 
 /// An open challenge, with its maker's name.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -78,6 +80,8 @@ pub enum Pairing {
     Taken,
     /// A player is already in a lobby game.
     Busy,
+    /// One of the two blocks the other.
+    Blocked,
 }
 
 /// The most open challenges a player may have.
@@ -385,9 +389,10 @@ impl Storage {
 
     /// Seats `players` (host first) at `table` in one transaction that
     /// consumes what paired them (a challenge, or both pool entries),
-    /// marks both players in a lobby game (only where neither is), drops
-    /// their other challenges and pool places and stores the table. Any
-    /// step that finds the world changed undoes it all.
+    /// checks that neither blocks the other, marks both players in a lobby
+    /// game (only where neither is), drops their other challenges and pool
+    /// places and stores the table. Any step that finds the world changed
+    /// undoes it all.
     pub async fn pair(
         &self,
         table: &TableRow,
@@ -420,6 +425,17 @@ impl Storage {
             };
             if !consumed {
                 return Ok(Pairing::Taken);
+            }
+            let blocked: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM blocks WHERE (blocker_id = $1 AND blocked_id = $2) \
+                 OR (blocker_id = $2 AND blocked_id = $1)",
+            )
+            .bind(players[0])
+            .bind(players[1])
+            .fetch_one(&mut *tx)
+            .await?;
+            if blocked > 0 {
+                return Ok(Pairing::Blocked);
             }
             // One player at a time, in the order of their ids: two
             // pairings that share a player lock in the same order.
@@ -501,6 +517,46 @@ impl Storage {
                             (row.text("guest_player")?, row.maybe_text("guest_name")?),
                         ],
                     })
+                })
+                .collect()
+        })
+    }
+}
+
+impl Storage {
+    /// The ratings of `players`, every class, in one read: (player,
+    /// rating).
+    pub async fn ratings_of(
+        &self,
+        players: &[String],
+    ) -> Result<Vec<(String, StoredRating)>, StorageError> {
+        if players.is_empty() {
+            return Ok(Vec::new());
+        }
+        on_pool!(&self.pool, pool => {
+            let mut query = sqlx::QueryBuilder::new(
+                "SELECT player_id, speed, rating, deviation, volatility, games, rated_at \
+                 FROM ratings WHERE player_id IN (",
+            );
+            let mut list = query.separated(", ");
+            for player in players {
+                list.push_bind(player.as_str());
+            }
+            list.push_unseparated(")");
+            let rows = query.build().fetch_all(pool).await?;
+            rows.iter()
+                .map(|row| -> Result<(String, StoredRating), StorageError> {
+                    Ok((
+                        row.try_get("player_id")?,
+                        StoredRating {
+                            speed: row.try_get("speed")?,
+                            rating: row.try_get("rating")?,
+                            deviation: row.try_get("deviation")?,
+                            volatility: row.try_get("volatility")?,
+                            games: row.try_get("games")?,
+                            rated_at: row.try_get("rated_at")?,
+                        },
+                    ))
                 })
                 .collect()
         })

@@ -104,6 +104,7 @@ macro_rules! on_pool {
     };
 }
 
+mod blocks;
 mod events;
 mod expiry;
 mod games;
@@ -117,6 +118,7 @@ mod rows;
 mod settle;
 mod writer;
 
+pub use blocks::{BlockedRow, Blocking, MAX_BLOCKS};
 use events::{decode_event, EventRow, StoredEvent};
 use games::GameColumns;
 pub use games::StoredGame;

@@ -17,13 +17,13 @@ use crate::on_both;
 use crate::players::{error_of, hello_by_session, player_of, Browser};
 
 /// A live channel read from a raw connection: each `data:` line's event.
-struct Channel {
+pub struct Channel {
     stream: TcpStream,
     buffer: Vec<u8>,
 }
 
 impl Channel {
-    async fn open(browser: &Browser) -> Channel {
+    pub async fn open(browser: &Browser) -> Channel {
         let mut stream = TcpStream::connect(browser.addr).await.unwrap();
         let request = format!(
             "GET /api/lobby/events HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
@@ -38,7 +38,7 @@ impl Channel {
     }
 
     /// The next event.
-    async fn next(&mut self) -> LobbyEvent {
+    pub async fn next(&mut self) -> LobbyEvent {
         loop {
             let text = String::from_utf8_lossy(&self.buffer).into_owned();
             if let Some(start) = text.find("data: ") {
@@ -60,7 +60,7 @@ impl Channel {
     }
 
     /// The next `paired` event, skipping states.
-    async fn paired(&mut self) -> Paired {
+    pub async fn paired(&mut self) -> Paired {
         loop {
             if let LobbyEvent::Paired(paired) = self.next().await {
                 return paired;
@@ -69,7 +69,7 @@ impl Channel {
     }
 
     /// The next state that satisfies `pick`.
-    async fn state_where(&mut self, pick: impl Fn(&LobbyState) -> bool) -> LobbyState {
+    pub async fn state_where(&mut self, pick: impl Fn(&LobbyState) -> bool) -> LobbyState {
         loop {
             if let LobbyEvent::State(state) = self.next().await {
                 if pick(&state) {
@@ -80,7 +80,7 @@ impl Channel {
     }
 }
 
-async fn account(server: &TestServer, name: &str) -> Browser {
+pub async fn account(server: &TestServer, name: &str) -> Browser {
     let mut browser = Browser::new(server);
     browser.me().await;
     let (status, body) = browser.sign_up(name, "a long password").await;
@@ -88,13 +88,13 @@ async fn account(server: &TestServer, name: &str) -> Browser {
     browser
 }
 
-async fn anonymous(server: &TestServer) -> Browser {
+pub async fn anonymous(server: &TestServer) -> Browser {
     let mut browser = Browser::new(server);
     browser.me().await;
     browser
 }
 
-async fn challenge(browser: &mut Browser, body: serde_json::Value) -> Challenge {
+pub async fn challenge(browser: &mut Browser, body: serde_json::Value) -> Challenge {
     let (status, _, answer) = browser
         .send("POST", "/api/challenges", &body.to_string())
         .await;
@@ -286,6 +286,30 @@ async fn rated_play_is_for_accounts_and_moves_both_ratings(db: &TestDb) {
         ratings.goats.change > 0 && ratings.tigers.change < 0,
         "{ratings:?}"
     );
+
+    // Their next game is listed live with the ratings the first left them
+    // in the game's class, read for the whole list at once.
+    let again = challenge(
+        &mut goats,
+        serde_json::json!({"rated": true, "side": "goats", "clock": {"initial": 300, "increment": 3}}),
+    )
+    .await;
+    let (status, _, body) = tigers
+        .send("POST", &format!("/api/challenges/{}/accept", again.id), "")
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let next: Paired = serde_json::from_str(&body).unwrap();
+    let (_, _, body) = guest.send("GET", "/api/live", "").await;
+    let live: LiveGames = serde_json::from_str(&body).unwrap();
+    let game = live
+        .games
+        .iter()
+        .find(|g| g.table == next.table)
+        .expect("the game is live");
+    assert_eq!(game.speed, "blitz");
+    assert_eq!(game.goats.rating, winner.ratings[0].rating, "{live:?}");
+    assert_eq!(game.tigers.rating, loser.ratings[0].rating, "{live:?}");
+    assert!(game.goats.provisional && game.tigers.provisional);
     server.stop().await;
 }
 on_both!(rated_play_is_for_accounts_and_moves_both_ratings);

@@ -10,6 +10,7 @@ mod absence;
 mod analysis;
 mod analysis_board;
 mod bad_input;
+mod blocks;
 mod clocks;
 mod computer;
 mod connections;
