@@ -13,6 +13,7 @@
 # NATS the NATS server (nats://127.0.0.1:4222), BIN the binaries'
 # directory (target/release). Every player comes from 127.0.0.1, so each
 # node lifts its per-address budgets: --new-player-burst (first visits),
+# --read-burst and --reads-per-second (each first visit is an API read),
 # --connections-per-address (the channels are HTTP connections) and
 # --websockets-per-address (the channels count as sockets). The node logs
 # stay in the directory printed at the end.
@@ -44,6 +45,7 @@ node() {
         --database-url "$pg/$2" --nats-url "$nats" --cluster "$3" \
         --node-id "$1" --lease 5s \
         --new-player-burst 1000000 --new-players-per-minute 1000000 \
+        --read-burst 1000000 --reads-per-second 1000000 \
         --connections-per-address 1000000 --websockets-per-address 1000000 >"$log" 2>&1 &
     echo "$! $log"
 }

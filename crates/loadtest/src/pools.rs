@@ -12,7 +12,8 @@
 //! ```
 //!
 //! Each node must let one address make that many players and hold that
-//! many channels: `--new-player-burst`, `--connections-per-address` and
+//! many channels: `--new-player-burst`, `--read-burst`,
+//! `--connections-per-address` and
 //! `--websockets-per-address` (see `crates/loadtest/pools.sh`).
 
 use std::collections::HashMap;
@@ -229,7 +230,7 @@ async fn new_player(http: &reqwest::Client, base: String) -> anyhow::Result<Play
         .map(str::to_owned);
     let body = response.text().await?;
     if !status.is_success() {
-        bail!("GET /api/me: {status}: {body} (lift --new-player-burst)");
+        bail!("GET /api/me: {status}: {body} (lift --new-player-burst and --read-burst)");
     }
     let me: Me = serde_json::from_str(&body).context("a player")?;
     Ok(Player {

@@ -45,6 +45,7 @@ impl Server {
             .env("BAGHCHAL_HELLO_BURST", "100000")
             .env("BAGHCHAL_HELLOS_PER_MINUTE", "100000")
             .env("BAGHCHAL_NEW_PLAYER_BURST", "100000")
+            .env("BAGHCHAL_READ_BURST", "100000")
             .env("BAGHCHAL_SIGNUP_BURST", "100000");
         command
     }
