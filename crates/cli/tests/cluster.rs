@@ -20,11 +20,13 @@ use support::cluster::{
 };
 use support::{claim, connect, recv, send, token_of, PATIENCE};
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn a_game_spread_over_three_nodes_reaches_every_client_once_and_in_order() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let nodes = setup.three().await;
     let created = nodes[0].create(&friend(40)).await;
     let guest_secret = claim(&nodes[1].addr, &created).await;
@@ -71,11 +73,13 @@ async fn a_game_spread_over_three_nodes_reaches_every_client_once_and_in_order()
     setup.cleanup().await;
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let mut nodes = setup.three().await;
     let shared = addrs_of(&nodes);
     const TABLES: usize = 30;
@@ -105,11 +109,13 @@ async fn killing_the_owner_of_many_tables_loses_no_acknowledged_action() {
     setup.cleanup().await;
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn a_rolling_restart_of_every_node_during_play_loses_and_repeats_no_action() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let mut nodes = setup.three().await;
     let shared = addrs_of(&nodes);
     const TABLES: usize = 9;
@@ -172,11 +178,13 @@ async fn a_rolling_restart_of_every_node_during_play_loses_and_repeats_no_action
     setup.cleanup().await;
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn an_owner_paused_past_its_lease_loses_its_table_and_never_writes_again() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let nodes = setup.three().await;
     let created = nodes[0].create(&friend(200)).await;
     let guest_secret = claim(&nodes[2].addr, &created).await;
@@ -232,11 +240,13 @@ async fn whole_reply(ws: &mut support::Ws) -> Vec<ServerMessage> {
     }
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn a_relayed_reconnect_gets_exactly_the_events_it_missed() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let owner = setup.start("a").await;
     let relay = setup.start("b").await;
     let created = owner.create(&friend(60)).await;

@@ -55,14 +55,14 @@ async fn through(setup: &Setup, outage: impl Future<Output = ()>) -> Outcome {
     }
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn nats_restarted_during_play_loses_nothing_and_the_cluster_recovers() {
-    let Some((admin_url, _)) = services() else {
-        return;
-    };
-    let Some(mut nats) = Nats::start().await else {
-        return;
-    };
+    let (admin_url, _) = services();
+    let mut nats = Nats::start().await;
     let setup = Setup::on(&admin_url, &nats.url()).await;
     let Outcome {
         tally,
@@ -86,14 +86,14 @@ async fn nats_restarted_during_play_loses_nothing_and_the_cluster_recovers() {
     setup.cleanup().await;
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn postgres_restarted_during_play_loses_nothing_and_play_resumes() {
-    let Some((_, nats_url)) = services() else {
-        return;
-    };
-    let Some(postgres) = Postgres::start().await else {
-        return;
-    };
+    let (_, nats_url) = services();
+    let postgres = Postgres::start().await;
     let setup = Setup::on(&postgres.admin_url(), &nats_url).await;
     let Outcome {
         tally,
@@ -118,11 +118,13 @@ async fn postgres_restarted_during_play_loses_nothing_and_play_resumes() {
     setup.cleanup().await;
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn a_node_cut_off_from_nats_gives_its_tables_up_and_nothing_forks() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     // Node a reaches NATS through a TCP proxy inside the test, which the
     // test cuts: portable and needs no privileges, unlike network
     // namespaces, and the node sees what a partition ends in (its NATS

@@ -89,11 +89,13 @@ async fn lobby_tables(database_url: &str) -> Vec<(String, String)> {
         .unwrap()
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn twenty_players_joining_a_pool_through_three_nodes_are_each_seated_once() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let nodes = setup.three().await;
     let mut players = Vec::new();
     for i in 0..20 {
@@ -146,11 +148,13 @@ async fn twenty_players_joining_a_pool_through_three_nodes_are_each_seated_once(
     setup.cleanup().await;
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn a_challenge_accepted_through_every_node_at_once_is_taken_once() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let nodes = setup.three().await;
     let maker = account(&nodes[0].addr, "maker").await;
     let (status, _, body) = exchange(
@@ -200,11 +204,13 @@ async fn anonymous(addr: &str) -> Player {
     }
 }
 
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
 #[tokio::test]
 async fn a_node_killed_mid_wave_pairs_nobody_twice_and_the_others_pair_everyone() {
-    let Some(setup) = Setup::new().await else {
-        return;
-    };
+    let setup = Setup::new().await;
     let mut nodes = setup.three().await;
     let mut players = Vec::new();
     // Enough players that a wave takes a while: the kill lands while one

@@ -61,19 +61,17 @@ pub struct Nats {
 }
 
 impl Nats {
-    /// Starts one, or `None` (with a note) when there is no `nats-server`.
-    pub async fn start() -> Option<Nats> {
+    /// Starts one.
+    pub async fn start() -> Nats {
         Nats::start_with("").await
     }
 
     /// Starts one whose configuration file holds `settings` (an
-    /// `authorization` block, say) besides its address, or `None` (with a
-    /// note) when there is no `nats-server`.
-    pub async fn start_with(settings: &str) -> Option<Nats> {
-        let Some(binary) = nats_server_binary() else {
-            eprintln!("note: no nats-server binary (set BAGHCHAL_TEST_NATS_SERVER); skipping");
-            return None;
-        };
+    /// `authorization` block, say) besides its address.
+    pub async fn start_with(settings: &str) -> Nats {
+        let binary = nats_server_binary().expect(
+            "a nats-server binary on the PATH or in /usr/sbin (or BAGHCHAL_TEST_NATS_SERVER)",
+        );
         let dir = temp_dir("baghchal-nats-");
         let config = (!settings.is_empty()).then(|| {
             let path = dir.join("nats.conf");
@@ -88,7 +86,7 @@ impl Nats {
             child: None,
         };
         nats.start_again().await;
-        Some(nats)
+        nats
     }
 
     /// Its URL.
@@ -152,26 +150,15 @@ pub struct Postgres {
 }
 
 impl Postgres {
-    /// Creates and starts one, or `None` (with a note) when there is no
-    /// PostgreSQL installation or, running as root, no user to run it as.
-    pub async fn start() -> Option<Postgres> {
-        let Some(bin) = postgres_bin_dir() else {
-            eprintln!(
-                "note: no PostgreSQL binaries (initdb, pg_ctl; set BAGHCHAL_TEST_PG_BIN); skipping"
-            );
-            return None;
-        };
+    /// Creates and starts one: it needs a PostgreSQL installation and,
+    /// running as root, a user to run it as.
+    pub async fn start() -> Postgres {
+        let bin = postgres_bin_dir()
+            .expect("PostgreSQL's binaries (initdb, pg_ctl; or BAGHCHAL_TEST_PG_BIN)");
         let user = if is_root().await {
-            match unprivileged_user().await {
-                Some(user) => Some(user),
-                None => {
-                    eprintln!(
-                        "note: running as root and no unprivileged user (postgres, nobody) \
-                         to run PostgreSQL as; skipping"
-                    );
-                    return None;
-                }
-            }
+            Some(unprivileged_user().await.expect(
+                "running as root, an unprivileged user (postgres, nobody) to run PostgreSQL as",
+            ))
         } else {
             None
         };
@@ -200,7 +187,7 @@ impl Postgres {
             .await;
         postgres.pg_ctl("start").await;
         until_listening(postgres.port, "PostgreSQL").await;
-        Some(postgres)
+        postgres
     }
 
     fn data(&self) -> String {
