@@ -36,6 +36,8 @@ export async function startServer(opts = {}) {
     '--no-tablebase',
     // Every test browser is a new player from 127.0.0.1.
     '--new-player-burst', '100000',
+    // And makes computer-against-computer tables as it needs.
+    '--bots-table-burst', '1000',
   ];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' } });
   let stderr = '';

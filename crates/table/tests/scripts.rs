@@ -70,6 +70,9 @@ fn event_text(board: Board, event: &Event, is_match: bool) -> String {
         Event::RematchDeclined { side: s } => format!("rematch-declined {}", side_name(s)),
         Event::RematchWithdrawn { side: s } => format!("rematch-withdrawn {}", side_name(s)),
         Event::DrawWithdrawn { side: s } => format!("draw-withdrawn {}", side_name(s)),
+        Event::Abandoned { side: s } => format!("abandoned {}", side_name(s)),
+        Event::ClockPaused { side: s } => format!("clock-paused {}", side_name(s)),
+        Event::ClockResumed { side: s } => format!("clock-resumed {}", side_name(s)),
     };
     if is_match {
         format!("@{board} {text}")

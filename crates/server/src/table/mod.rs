@@ -141,9 +141,10 @@ pub fn spawn(
         }
     }
     let now = context.clock.now();
-    let play_clock_runs = boards
-        .iter()
-        .any(|(_, play)| play.clocks().and_then(|c| c.running()).is_some());
+    let play_clock_runs = boards.iter().any(|(_, play)| {
+        play.clocks()
+            .is_some_and(|c| c.running().is_some() || c.paused().is_some())
+    });
     let (tx, rx) = mpsc::channel(INBOX_LEN);
     let span = tracing::info_span!("table", table_id = %row.id);
     let table = Table {
@@ -343,6 +344,9 @@ impl Table {
                 }
             }
         }
+        if self.context.shutdown.is_cancelled() && !self.fenced {
+            self.pause_clocks().await;
+        }
         if !self.context.shutdown.is_cancelled() {
             // This node may no longer serve the table: its sockets reconnect
             // and find the new owner.
@@ -417,7 +421,7 @@ impl Table {
             && self.spectators.is_empty()
             && self.computers.iter().all(Option::is_none)
             && self.next_game.is_none()
-            && self.flag_due().is_none()
+            && self.clock_due().is_none()
     }
 
     /// The wall time now.
