@@ -561,7 +561,9 @@
  *   | {kind: 'aborted', side: Side}
  *   | {kind: 'rematch_declined', side: Side}
  *   | {kind: 'rematch_withdrawn', side: Side}
- *   | {kind: 'abandoned', side: Side}} TableEvent
+ *   | {kind: 'abandoned', side: Side}
+ *   | {kind: 'clock_paused', side: Side}
+ *   | {kind: 'clock_resumed', side: Side}} TableEvent
  */
 
 /**
