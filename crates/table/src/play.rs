@@ -25,6 +25,10 @@ pub const OFFER_SPACING: Duration = Duration::from_secs(10);
 /// at a series table, the counted games of the current series, at most
 /// six): older ones are read from their stored rows.
 pub const KEPT_GAMES: usize = 8;
+/// Games a table between people (or against the computer) plays at most:
+/// a rematch after the last is refused, and a table's load, which replays
+/// its events, stays bounded. A bots table plays on while it is watched.
+pub const MAX_GAMES: u32 = 1000;
 
 /// Something that happened at a table: the unit of storage and of the
 /// version count.
@@ -247,6 +251,8 @@ pub enum Refusal {
     /// Too many offers of this kind in this game, or too soon after the
     /// last.
     TooManyOffers,
+    /// The table has played its [`MAX_GAMES`] games: no rematch.
+    LastGame,
 }
 
 impl Refusal {
@@ -256,7 +262,7 @@ impl Refusal {
         let illegal = |reason| (wire::ErrorCode::IllegalAction, Some(reason));
         match self {
             Refusal::NotYourTurn => (wire::ErrorCode::NotYourTurn, None),
-            Refusal::Illegal(IllegalAction::GameOver) | Refusal::GameOver => {
+            Refusal::Illegal(IllegalAction::GameOver) | Refusal::GameOver | Refusal::LastGame => {
                 (wire::ErrorCode::GameOver, None)
             }
             Refusal::Illegal(IllegalAction::MustPlace) => illegal(R::MustPlace),
@@ -301,6 +307,9 @@ impl Refusal {
                 "at most {OFFERS_PER_GAME} offers a game, one every {} seconds",
                 OFFER_SPACING.as_secs()
             ),
+            Refusal::LastGame => {
+                format!("this table has played its {MAX_GAMES} games: start a new table")
+            }
         }
     }
 }
@@ -660,6 +669,9 @@ impl Play {
             Intent::Rematch => {
                 if !over {
                     return Err(Refusal::GameNotOver);
+                }
+                if self.game_number() >= MAX_GAMES {
+                    return Err(Refusal::LastGame);
                 }
                 if !friend || self.series_goes_on() {
                     return Ok(Event::RematchStarted);
@@ -1275,25 +1287,33 @@ mod tests {
     }
 
     #[test]
-    fn abort_and_rematch_loops_keep_at_most_eight_finished_games_in_memory() {
+    fn abort_and_rematch_loops_keep_at_most_eight_finished_games_in_memory_and_end_at_the_last_game(
+    ) {
         let mut play = friend_table();
-        for _ in 0..1000 {
+        for _ in 1..MAX_GAMES {
             let side = play.side_of(Player::Host);
             act(&mut play, side, Intent::Abort).unwrap();
             act(&mut play, side, Intent::Rematch).unwrap();
             act(&mut play, side.other(), Intent::Rematch).unwrap();
             assert!(play.games_in_memory() <= KEPT_GAMES + 1);
         }
-        assert_eq!(play.game_number(), 1001);
+        assert_eq!(play.game_number(), 1000);
         assert_eq!(play.games_in_memory(), KEPT_GAMES + 1);
         assert!(play.game_at(1).is_none());
-        assert!(play.game_at(992).is_none());
-        assert!(play.game_at(993).is_some());
-        let (current, host_side) = play.game_at(1001).unwrap();
+        assert!(play.game_at(991).is_none());
+        assert!(play.game_at(992).is_some());
+        let (current, host_side) = play.game_at(1000).unwrap();
         assert!(!current.is_finished());
         assert_eq!(host_side, play.host_side());
-        // The sides still swap at each rematch: game 1001 is odd.
-        assert_eq!(play.host_side(), Side::Goat);
+        // The sides still swap at each rematch: game 1000 is even.
+        assert_eq!(play.host_side(), Side::Tiger);
+        // The last game: no rematch after it.
+        act(&mut play, Side::Tiger, Intent::Abort).unwrap();
+        assert_eq!(
+            play.decide(Side::Tiger, Intent::Rematch, next_at(&play)),
+            Err(Refusal::LastGame)
+        );
+        assert_eq!(Refusal::LastGame.code().0, wire::ErrorCode::GameOver);
     }
 
     #[test]
