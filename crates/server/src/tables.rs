@@ -83,7 +83,7 @@ pub const UNPLAYED_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
 /// on, are looked for.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(60 * 60);
 /// Tables whose game may have been abandoned loaded per look (each ends
-/// its game as it loads, and unloads after the idle timeout).
+/// its game as it loads, and unloads at once with nobody connected).
 const ABANDONED_PER_LOOK: usize = 10_000;
 
 /// A table's place in the registry: empty while the table is created or
@@ -503,7 +503,7 @@ impl Tables {
     /// whose game had no event for [`IDLE_LIMIT`]
     /// ([`IDLE_LIMIT_CORRESPONDENCE`] at a correspondence table), each of
     /// which ends its game as abandoned as it loads (`baghchal_table::abandon`)
-    /// and unloads after the idle timeout.
+    /// and unloads at once with nobody connected.
     pub async fn expire(&self) {
         self.expire_unplayed().await;
         let storage = &self.inner.context.storage;

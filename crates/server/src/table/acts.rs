@@ -164,13 +164,17 @@ impl Table {
                     .first_moves_due(now, grace, self.opened, self.flag_not_before),
             );
         }
-        if due.is_empty() {
+        let abandoned = due.is_empty();
+        if abandoned {
             due = self.boards.abandoned_at(now);
         }
         let mut stored = true;
-        for (board, event) in due {
-            tracing::info!(event = ?event, board, "flag");
-            stored &= self.commit(board, event, None, None).await;
+        for (board, event) in &due {
+            tracing::info!(event = ?event, board, "the table acts by itself");
+            stored &= self.commit(*board, *event, None, None).await;
+        }
+        if abandoned && stored && !due.is_empty() {
+            self.left_alone = true;
         }
         stored
     }

@@ -181,6 +181,7 @@ pub fn spawn(
         context,
         tenure,
         fenced: false,
+        left_alone: false,
     };
     let tasks = table.context.tasks.clone();
     tasks.spawn(table.run(rx).instrument(span));
@@ -237,6 +238,9 @@ struct Table {
     absent: Option<(Board, Side, Timestamp)>,
     /// No flag falls before this (the grace after loading).
     flag_not_before: Timestamp,
+    /// A game here ended as abandoned: with nobody connected the table
+    /// leaves memory at once rather than after the idle timeout.
+    left_alone: bool,
 }
 
 /// An event as it was sent: its version and its frame, shared with the
@@ -293,6 +297,7 @@ impl Table {
                 break;
             }
             let idle = self.is_idle();
+            let idle_wait = self.idle_wait();
             let computer_due = (1..)
                 .zip(&self.computers)
                 .filter_map(|(board, turn)| match turn {
@@ -316,7 +321,7 @@ impl Table {
                 }
                 () = until(next_game_due) => Wake::NextGameDue,
                 () = until_wall(flag_due) => Wake::FlagDue,
-                () = tokio::time::sleep(self.context.idle_timeout), if idle => Wake::Idle,
+                () = tokio::time::sleep(idle_wait), if idle => Wake::Idle,
             };
             match wake {
                 Wake::Command(Some(command)) => self.handle(command).await,
@@ -422,6 +427,15 @@ impl Table {
             && self.computers.iter().all(Option::is_none)
             && self.next_game.is_none()
             && self.clock_due().is_none()
+    }
+
+    /// How long the table stays in memory once idle.
+    fn idle_wait(&self) -> Duration {
+        if self.left_alone {
+            Duration::ZERO
+        } else {
+            self.context.idle_timeout
+        }
     }
 
     /// The wall time now.

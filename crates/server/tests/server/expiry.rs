@@ -12,6 +12,9 @@ use baghchal_protocol::{
 };
 use baghchal_table::abandon::IDLE_LIMIT;
 
+/// A guard against hanging, not a timing assertion.
+const PATIENCE: Duration = Duration::from_secs(30);
+
 use crate::common::{http_with, manual_clock, request, Client, Joined, Seated, TestDb, TestServer};
 use crate::on_both;
 
@@ -124,6 +127,15 @@ async fn a_game_with_no_event_for_a_day_ends_as_abandoned_but_a_correspondence_o
         age(db, rows, Duration::from_secs(2 * 60 * 60)).await;
     }
     let server = TestServer::start(db).await;
+    // Both load at the start; the one whose game ends as abandoned leaves
+    // memory at once, the other after the idle timeout.
+    tokio::time::timeout(PATIENCE, async {
+        while tables_open(&server).await != 1.0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the ended table unloads");
     // The idle game's host comes back to a game lost.
     let mut host = server.connect().await;
     let secret = friendly.created.secret.clone().unwrap();
