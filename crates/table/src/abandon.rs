@@ -2,7 +2,7 @@
 //! [`idle_limit`] ends by itself. Like [`Boards`], without I/O: the moment
 //! is an argument.
 //!
-//! The rule, as lichess applies it to a game left by its players: the side
+//! The rule, much as lichess applies it to a game its players left: the side
 //! to move left the game on its turn and loses it, reason `abandoned`
 //! ([`Event::Abandoned`]); such a game counts like any other (in the
 //! tally, and for the ratings at a rated table). A game still abortable
