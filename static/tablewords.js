@@ -147,7 +147,7 @@ export function pageTitle(playing, two) {
 
 /**
  * The sentence for an event of one game (an action, a resignation, a
- * draw offer and its answers, a flag, a claim, an abort), the same at any
+ * draw offer and its answers, a flag, a claim, an abort, an abandonment), the same at any
  * table; `null` for the events of the table (rematches) and for an agreed
  * draw, which the result says.
  * @param {TableEvent} event
@@ -171,6 +171,8 @@ export function gameEventText(event) {
       return t(event.result === 'win' ? 'announceClaimedWin' : 'announceClaimedDraw', { side: sideName(event.side) });
     case 'aborted':
       return t('announceAborted', { side: sideName(event.side) });
+    case 'abandoned':
+      return t('announceAbandoned', { side: sideName(event.side) });
     default:
       return null;
   }

@@ -575,7 +575,10 @@
  *   | {kind: 'claimed', side: Side, result: 'win' | 'draw'}
  *   | {kind: 'aborted', side: Side}
  *   | {kind: 'rematch_declined', side: Side}
- *   | {kind: 'rematch_withdrawn', side: Side}} TableEvent
+ *   | {kind: 'rematch_withdrawn', side: Side}
+ *   | {kind: 'abandoned', side: Side}
+ *   | {kind: 'clock_paused', side: Side}
+ *   | {kind: 'clock_resumed', side: Side}} TableEvent
  */
 
 /**

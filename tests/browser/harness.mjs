@@ -38,6 +38,8 @@ export async function startServer(opts = {}) {
     '--new-player-burst', '100000',
     // And every page's API reads.
     '--read-burst', '100000',
+    // And makes computer-against-computer tables as it needs.
+    '--bots-table-burst', '1000',
   ];
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG || 'warn' } });
   let stderr = '';

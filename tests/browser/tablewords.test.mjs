@@ -154,6 +154,17 @@ test('the game that decides a series or a match says so after its result, and so
   assert.deepEqual(match.sounds, ['end']);
 });
 
+test('a game left on a side\'s turn is said as lost by that side, in both languages', () => {
+  const msg = fixture('server.event.abandoned', { version: 2 });
+  const english = said(oneBoard(), msg);
+  assert.ok(english.words[0].startsWith('Goats made no move for too long and lost the game'), english.words[0]);
+  assert.deepEqual(english.sounds, ['end']);
+  setLang('ne');
+  const nepali = said(oneBoard(), msg);
+  assert.ok(nepali.words[0].startsWith(t('announceAbandoned', { side: t('goats') })), nepali.words[0]);
+  assert.notEqual(nepali.words[0], english.words[0]);
+});
+
 test('a rematch is said at a table of one board, and a new match once, for board 1 only', () => {
   const over = apply(oneBoard(), fixture('server.event.resigned', { version: 2 }));
   const one = said(over, fixture('server.event.rematch_started', { version: 5 }));

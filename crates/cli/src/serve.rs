@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use baghchal_server::client_limit::{
-    AddressBlock, AnalysisLimit, NewPlayerLimit, ReadLimit, TableLimit, TrustedProxies,
+    AddressBlock, AnalysisLimit, BotsLimit, NewPlayerLimit, ReadLimit, TableLimit, TrustedProxies,
 };
 use baghchal_server::cluster::{ClusterConfig, NatsAuth};
 use baghchal_server::connections::{self, Limits};
@@ -94,6 +94,18 @@ pub struct Args {
     /// Tables one client address may create per minute (after its burst).
     #[arg(long, env = "BAGHCHAL_TABLES_PER_MINUTE", default_value_t = TableLimit::default().per_minute)]
     tables_per_minute: NonZeroU32,
+    /// Computer-against-computer tables one client address may create at
+    /// once (they count among its tables too).
+    #[arg(long, env = "BAGHCHAL_BOTS_TABLE_BURST", default_value_t = BotsLimit::default().burst)]
+    bots_table_burst: NonZeroU32,
+    /// Computer-against-computer tables one client address may create per
+    /// hour (after its burst).
+    #[arg(long, env = "BAGHCHAL_BOTS_TABLES_PER_HOUR", default_value_t = BotsLimit::default().per_hour)]
+    bots_tables_per_hour: NonZeroU32,
+    /// Computer-against-computer tables open at once on this server: a
+    /// creation beyond it is answered 503.
+    #[arg(long, env = "BAGHCHAL_MAX_BOTS_TABLES", default_value_t = BotsLimit::default().max_open)]
+    max_bots_tables: usize,
     /// New anonymous players (first visits) one client address may be
     /// given at once.
     #[arg(long, env = "BAGHCHAL_NEW_PLAYER_BURST", default_value_t = NewPlayerLimit::default().burst)]
@@ -315,6 +327,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         config.table_limit = TableLimit {
             burst: args.table_burst,
             per_minute: args.tables_per_minute,
+        };
+        config.bots_limit = BotsLimit {
+            burst: args.bots_table_burst,
+            per_hour: args.bots_tables_per_hour,
+            max_open: args.max_bots_tables,
         };
         config.new_player_limit = NewPlayerLimit {
             burst: args.new_player_burst,

@@ -1137,6 +1137,25 @@ pub enum TableEvent {
         /// Who had offered.
         side: Side,
     },
+    /// The game had no event for long (a day; 30 days at a correspondence
+    /// table) with `side` to move: `side` left it and loses (reason
+    /// `abandoned`).
+    Abandoned {
+        /// Who left it on their turn.
+        side: Side,
+    },
+    /// The server is stopping (a single server's restart) with `side`'s
+    /// clock running: the clock stops until the server is back.
+    ClockPaused {
+        /// Whose clock.
+        side: Side,
+    },
+    /// The server is back: `side`'s clock runs again, charged only what
+    /// of the downtime passed 5 minutes.
+    ClockResumed {
+        /// Whose clock.
+        side: Side,
+    },
 }
 
 /// Why the server refused a message.

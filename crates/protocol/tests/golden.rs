@@ -1353,6 +1353,55 @@ fn examples() -> Vec<Example> {
             ),
         ),
         example(
+            "server.event.abandoned",
+            event(
+                3,
+                TableEvent::Abandoned { side: Side::Goats },
+                GameState {
+                    result: Some(GameResult {
+                        winner: Some(Side::Tigers),
+                        reason: EndReason::Abandoned,
+                    }),
+                    clock: None,
+                    ..flagged_state()
+                },
+            ),
+        ),
+        example(
+            "server.event.clock_paused",
+            event(
+                3,
+                TableEvent::ClockPaused { side: Side::Goats },
+                GameState {
+                    clock: Some(ClockState {
+                        goats_ms: 179_238,
+                        tigers_ms: 180_000,
+                        running: None,
+                        turn_started_at: None,
+                        now: "2026-12-01T21:30:05.012Z".into(),
+                    }),
+                    ..clocked_state()
+                },
+            ),
+        ),
+        example(
+            "server.event.clock_resumed",
+            event(
+                4,
+                TableEvent::ClockResumed { side: Side::Goats },
+                GameState {
+                    clock: Some(ClockState {
+                        goats_ms: 179_238,
+                        tigers_ms: 180_000,
+                        running: Some(Side::Goats),
+                        turn_started_at: Some("2026-12-01T21:31:12.500Z".into()),
+                        now: "2026-12-01T21:31:12.500Z".into(),
+                    }),
+                    ..clocked_state()
+                },
+            ),
+        ),
+        example(
             "server.event.rematch_declined",
             event(
                 4,
@@ -1746,6 +1795,9 @@ fn every_server_message_type_and_event_kind_has_an_example() {
         "rematch_declined",
         "rematch_withdrawn",
         "draw_withdrawn",
+        "abandoned",
+        "clock_paused",
+        "clock_resumed",
     ] {
         assert!(events.contains(kind), "no example of event {kind}");
     }

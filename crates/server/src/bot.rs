@@ -116,6 +116,8 @@ pub struct Computer {
     thinkers: Arc<Semaphore>,
     /// The analyses' threads.
     analysts: Arc<Analysts>,
+    /// The bots tables' threads, the lowest of all.
+    shows: Arc<Analysts>,
     /// Analysis-board requests in flight (thinking or waiting for a
     /// thinker), [`BOARDS_PER_THINKER`] a thinker: one more is refused
     /// rather than queued.
@@ -131,7 +133,13 @@ pub const BOARDS_PER_THINKER: usize = 8;
 /// 1024).
 pub const ANALYSIS_NICE: i32 = 10;
 
-/// The analyses' own threads, at a lower priority than the moves'.
+/// The nice value of the bots tables' threads, the lowest priority there
+/// is: a thread at nice 19 weighs 15 against an analysis thread's 110
+/// and a move's 1024.
+pub const SHOW_NICE: i32 = 19;
+
+/// The analyses' own threads, at a lower priority than the moves' (or
+/// the bots tables', lower still).
 struct Analysts {
     /// At most as many analyses at once as there are threads.
     slots: Semaphore,
@@ -141,11 +149,11 @@ struct Analysts {
 }
 
 impl Analysts {
-    fn new(threads: usize) -> Analysts {
+    fn new(threads: usize, name: &'static str, nice: i32) -> Analysts {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
-            .thread_name(|i| format!("analysis-{i}"))
-            .start_handler(|_| lower_priority())
+            .thread_name(move |i| format!("{name}-{i}"))
+            .start_handler(move |_| lower_priority(nice))
             .panic_handler(|_| tracing::error!("an analysis thread panicked"))
             .build();
         let pool = match pool {
@@ -178,16 +186,16 @@ impl Analysts {
     }
 }
 
-/// Lowers the calling thread's priority to [`ANALYSIS_NICE`] (Linux: the
-/// nice value is the thread's own).
-fn lower_priority() {
+/// Lowers the calling thread's priority to `nice` (Linux: the nice value
+/// is the thread's own).
+fn lower_priority(nice: i32) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: gettid and setpriority only read their arguments and
         // change the calling thread's nice value.
         let niced = unsafe {
             let tid = libc::gettid();
-            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, ANALYSIS_NICE) == 0
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice) == 0
         };
         if !niced {
             tracing::warn!(
@@ -219,7 +227,8 @@ impl Computer {
         Computer {
             bot,
             thinkers: Arc::new(Semaphore::new(threads)),
-            analysts: Arc::new(Analysts::new(threads)),
+            analysts: Arc::new(Analysts::new(threads, "analysis", ANALYSIS_NICE)),
+            shows: Arc::new(Analysts::new(threads, "show", SHOW_NICE)),
             boards: Arc::new(Semaphore::new(threads * BOARDS_PER_THINKER)),
         }
     }
@@ -267,10 +276,11 @@ impl Computer {
             .map_err(|_| Unavailable::Busy)
     }
 
-    /// Chooses a move at a bots table, played for its spectators: on the
-    /// analyses' threads at nice [`ANALYSIS_NICE`], never on the thinkers
-    /// of the moves at tables in play, so that a show never delays a
-    /// game. `None` when the bot has none or its thread failed.
+    /// Chooses a move at a bots table, played for its spectators: on
+    /// threads of its own at nice [`SHOW_NICE`], the lowest priority,
+    /// never on the thinkers of the moves at tables in play nor the
+    /// analyses', so that a show delays neither a game nor an analysis.
+    /// `None` when the bot has none or its thread failed.
     pub async fn choose_for_show(
         &self,
         position: Position,
@@ -280,7 +290,7 @@ impl Computer {
         let bot = Arc::clone(&self.bot);
         let started = std::time::Instant::now();
         let chosen = self
-            .analysts
+            .shows
             .run(move || bot.choose(&position, level, seed))
             .await;
         crate::stats::thought(level.get(), started.elapsed());
@@ -366,6 +376,41 @@ mod tests {
         assert!(!review.is_finished());
         open.send(()).unwrap();
         assert_eq!(review.await.unwrap(), Some(Vec::new()));
+    }
+
+    /// A bot that notes the nice value of the thread each move is chosen
+    /// on.
+    struct NiceProbe(Mutex<Vec<i32>>);
+
+    impl Bot for NiceProbe {
+        fn choose(&self, position: &Position, _: Level, _: u64) -> Option<Action> {
+            // SAFETY: gettid and getpriority only read their arguments.
+            let nice =
+                unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) };
+            self.0.lock().ok()?.push(nice);
+            position.legal_actions().into_iter().next()
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_bots_tables_move_is_thought_about_at_the_lowest_priority() {
+        let probe = Arc::new(NiceProbe(Mutex::new(Vec::new())));
+        let computer = Computer::new(probe.clone(), 1);
+        let position = Position::default();
+        assert!(computer
+            .choose_for_show(position.clone(), Level::MIN, 1)
+            .await
+            .is_some());
+        assert!(computer.choose(position, Level::MIN, 1).await.is_some());
+        let seen = probe.0.lock().unwrap().clone();
+        assert_eq!(seen.len(), 2);
+        assert_eq!(seen[0], SHOW_NICE, "a show's move");
+        assert!(
+            seen[1] < SHOW_NICE,
+            "a move at a table in play: {}",
+            seen[1]
+        );
     }
 
     #[tokio::test]

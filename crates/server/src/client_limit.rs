@@ -30,6 +30,37 @@ impl Default for TableLimit {
     }
 }
 
+/// The computer-against-computer tables (bots tables) people may create:
+/// each plays while watched, on the analyses' threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotsLimit {
+    /// Bots tables an address may create at once.
+    pub burst: NonZeroU32,
+    /// Bots tables an address may create per hour once the burst is spent.
+    pub per_hour: NonZeroU32,
+    /// Bots tables open at once on this server: a creation beyond it is
+    /// refused.
+    pub max_open: usize,
+}
+
+impl Default for BotsLimit {
+    /// 3 at once, then 6 an hour, from one address; 64 open at once.
+    fn default() -> BotsLimit {
+        BotsLimit {
+            burst: NonZeroU32::new(3).unwrap_or(NonZeroU32::MIN),
+            per_hour: NonZeroU32::new(6).unwrap_or(NonZeroU32::MIN),
+            max_open: 64,
+        }
+    }
+}
+
+impl BotsLimit {
+    /// The creation budget as a quota per address.
+    pub fn quota(self) -> Quota {
+        Quota::per_hour(self.per_hour).allow_burst(self.burst)
+    }
+}
+
 /// The budget of new anonymous players one client address may be given
 /// (each browser's first visit makes one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -94,6 +94,9 @@ pub struct Config {
     pub allow_origins: Vec<String>,
     /// The table-creation budget of one client address.
     pub table_limit: client_limit::TableLimit,
+    /// The bots tables one client address may create, and how many may
+    /// be open at once.
+    pub bots_limit: client_limit::BotsLimit,
     /// The new anonymous players one client address may be given.
     pub new_player_limit: client_limit::NewPlayerLimit,
     /// The post-game analyses one client address may have computed.
@@ -138,6 +141,7 @@ impl Config {
             allow_origins: Vec::new(),
             table_limit: client_limit::TableLimit::default(),
             new_player_limit: client_limit::NewPlayerLimit::default(),
+            bots_limit: client_limit::BotsLimit::default(),
             limits: connections::Limits::default(),
             analysis_limit: client_limit::AnalysisLimit::default(),
             read_limit: client_limit::ReadLimit::default(),
@@ -387,6 +391,7 @@ pub async fn run_with_metrics(
         config.pace,
         config.idle_timeout,
         config.max_tables,
+        config.bots_limit.max_open,
         node,
         config.clock.clone(),
         config.tablebase.activity(),
@@ -411,6 +416,7 @@ pub async fn run_with_metrics(
         liveness: config.liveness,
         origins,
         creation_limit: client_limit::CreationLimit::new(config.table_limit),
+        bots_by_address: connections::AddressBudget::new(config.bots_limit.quota()),
         trusted_proxies: config.trusted_proxies.clone(),
         websockets: connections::Gate::new(
             config.limits.max_websockets,
@@ -487,7 +493,7 @@ pub async fn run_with_metrics(
             loop {
                 tokio::select! {
                     () = stop.cancelled() => break,
-                    _ = every.tick() => tables.expire_unplayed().await,
+                    _ = every.tick() => tables.expire().await,
                 }
             }
         });

@@ -36,6 +36,8 @@ pub struct AppState {
     pub origins: Arc<origin::Origins>,
     /// Tables created per client address.
     pub creation_limit: client_limit::CreationLimit,
+    /// Bots tables created per client address.
+    pub bots_by_address: connections::AddressBudget,
     /// Whether to take the client's address from `X-Forwarded-For`.
     pub trusted_proxies: crate::client_limit::TrustedProxies,
     /// The websockets open, overall and per address.

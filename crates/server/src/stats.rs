@@ -18,6 +18,7 @@
 //! | `baghchal_hellos_rate_limited_total` | counter | |
 //! | `baghchal_control_frames_refused_total` | counter | (sockets closed for too many pings or pongs) |
 //! | `baghchal_tables_rate_limited_total` | counter | |
+//! | `baghchal_bots_tables_refused_total` | counter | `reason`: `address` (429: the address's bots budget spent) or `total` (503: as many bots tables open as allowed) |
 //! | `baghchal_analyses_rate_limited_total` | counter | (post-game analyses refused for an address's budget) |
 //! | `baghchal_reads_rate_limited_total` | counter | (API reads refused for an address's budget) |
 //! | `baghchal_analysis_board_refused_total` | counter | `reason`: `busy` (503: every place in flight taken) or `address` (429: the address's share taken) |
@@ -266,6 +267,11 @@ pub fn tables_rate_limited() {
 /// An API read was refused for its address's budget.
 pub fn reads_rate_limited() {
     counter!("baghchal_reads_rate_limited_total").increment(1);
+}
+
+/// A bots table was refused: `address` or `total`.
+pub fn bots_tables_refused(reason: &'static str) {
+    counter!("baghchal_bots_tables_refused_total", "reason" => reason).increment(1);
 }
 
 /// A post-game analysis was refused for its address's budget.

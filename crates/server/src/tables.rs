@@ -26,6 +26,7 @@ use crate::storage::{StorageError, TableRow};
 use crate::table::{LocalTable, TableContext, Tenure};
 use crate::time::WallClock;
 use crate::token::{self, Token};
+use baghchal_table::abandon::{IDLE_LIMIT, IDLE_LIMIT_CORRESPONDENCE};
 use baghchal_table::options::{Opponent, TableOptions};
 use futures_util::stream::{self, StreamExt};
 use tokio::sync::OnceCell;
@@ -44,6 +45,9 @@ pub enum TablesError {
     /// As many tables are open as the server allows.
     #[error("the server holds its maximum of {0} open tables")]
     Full(usize),
+    /// As many bots tables are open as the server allows.
+    #[error("the server holds its maximum of {0} open bots tables")]
+    BotsFull(usize),
     /// Another node took the table first.
     #[error("another node took the table first")]
     Taken,
@@ -75,14 +79,12 @@ const ORPHANS_PER_ROUND: usize = 64;
 /// neither loaded at a start nor taken over (it loads again when a player
 /// comes back).
 pub const UNPLAYED_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
-/// How long an unfinished game with no action stays active: after this
-/// its table is neither loaded at a start nor taken over (it loads again
-/// when a player comes back).
-pub const IDLE_EXPIRY: Duration = Duration::from_secs(24 * 60 * 60);
-/// The same at a correspondence table (days per action).
-pub const IDLE_CORRESPONDENCE_EXPIRY: Duration = Duration::from_secs(30 * 24 * 60 * 60);
-/// How often the tables nobody played at are looked for.
+/// How often the tables nobody played at, and the games nobody plays
+/// on, are looked for.
 pub const EXPIRY_EVERY: Duration = Duration::from_secs(60 * 60);
+/// Tables whose game may have been abandoned loaded per look (each ends
+/// its game as it loads, and unloads at once with nobody connected).
+const ABANDONED_PER_LOOK: usize = 10_000;
 
 /// A table's place in the registry: empty while the table is created or
 /// loaded (whoever asks for it meanwhile waits for that one load), then the
@@ -92,6 +94,8 @@ type Slot = Arc<OnceCell<Opened>>;
 /// A table running here.
 struct Opened {
     handle: TableHandle,
+    /// Whether it is a bots table (counted against the bots cap).
+    bots: bool,
     tenure: Tenure,
     /// When this node must stop serving it unless its lease is renewed:
     /// the lease counted from before the statement that took or renewed it,
@@ -127,6 +131,8 @@ struct Inner {
     open: Mutex<HashMap<String, Slot>>,
     context: TableContext,
     max_open: usize,
+    /// The most bots tables open at once (a creation beyond is refused).
+    max_bots: usize,
     /// The cluster, if this node is one of several.
     node: Option<Node>,
     /// Leases of tables unloaded while idle, to give up.
@@ -148,7 +154,8 @@ impl<E: Into<TablesError>> From<E> for LoadError {
 }
 
 impl Tables {
-    /// An empty registry; at most `max_open` tables in memory, each
+    /// An empty registry; at most `max_open` tables in memory (of which
+    /// `max_bots` bots tables, checked at their creation), each
     /// unloaded after `idle_timeout` with nobody connected and nothing to
     /// do; `clock` is the tables' wall time; each action is counted in
     /// `activity`. With a `node`, tables are owned under leases and
@@ -162,6 +169,7 @@ impl Tables {
         pace: Pace,
         idle_timeout: Duration,
         max_open: usize,
+        max_bots: usize,
         node: Option<Node>,
         clock: Arc<dyn WallClock>,
         activity: Activity,
@@ -189,6 +197,7 @@ impl Tables {
                         activity,
                     },
                     max_open,
+                    max_bots,
                     node,
                     released: Mutex::new(Vec::new()),
                 }
@@ -258,6 +267,7 @@ impl Tables {
         deadline: Option<Instant>,
     ) -> Result<Opened, TablesError> {
         let id = row.id.clone();
+        let bots = row.options.opponent == Opponent::Bots;
         let tenure = self.tenure(epoch);
         let table = crate::table::spawn(row, events, self.inner.context.clone(), tenure.clone())?;
         if let Some(node) = &self.inner.node {
@@ -276,6 +286,7 @@ impl Tables {
         }
         Ok(Opened {
             handle: TableHandle::local(table),
+            bots,
             tenure,
             deadline: Mutex::new(deadline),
         })
@@ -294,6 +305,16 @@ impl Tables {
             let mut open = self.lock();
             if open.len() >= self.inner.max_open {
                 return Err(TablesError::Full(self.inner.max_open));
+            }
+            if options.opponent == Opponent::Bots {
+                let bots = open
+                    .values()
+                    .filter(|slot| slot.get().is_some_and(|o| o.bots))
+                    .count();
+                if bots >= self.inner.max_bots {
+                    crate::stats::bots_tables_refused("total");
+                    return Err(TablesError::BotsFull(self.inner.max_bots));
+                }
             }
             let id = loop {
                 let id = token::table_id().map_err(TablesError::Random)?;
@@ -456,6 +477,8 @@ impl Tables {
     /// whose lease has run out. Returns how many.
     pub async fn resume_all(&self) -> Result<usize, TablesError> {
         let storage = &self.inner.context.storage;
+        // Every active table loads now: those whose game was abandoned end
+        // it as they load.
         self.expire_unplayed().await;
         let ids = match &self.inner.node {
             Some(_) => storage.orphans(usize::MAX >> 1).await?,
@@ -465,24 +488,47 @@ impl Tables {
     }
 
     /// Stops keeping active the tables nobody played at within
-    /// [`UNPLAYED_EXPIRY`] of their creation, and those whose game had no
-    /// action for [`IDLE_EXPIRY`] ([`IDLE_CORRESPONDENCE_EXPIRY`] at a
-    /// correspondence table); see [`Storage::expire_unplayed`] and
-    /// [`Storage::expire_idle`].
-    pub async fn expire_unplayed(&self) {
+    /// [`UNPLAYED_EXPIRY`] of their creation; see
+    /// [`Storage::expire_unplayed`].
+    async fn expire_unplayed(&self) {
         let storage = &self.inner.context.storage;
         match storage.expire_unplayed(UNPLAYED_EXPIRY).await {
             Ok(0) => {}
             Ok(expired) => tracing::info!(expired, "tables nobody played at expired"),
             Err(e) => tracing::warn!(error = %e, "expiring unplayed tables failed"),
         }
-        match storage
-            .expire_idle(IDLE_EXPIRY, IDLE_CORRESPONDENCE_EXPIRY)
+    }
+
+    /// The hourly look: [`Tables::expire_unplayed`], then loads the tables
+    /// whose game had no event for [`IDLE_LIMIT`]
+    /// ([`IDLE_LIMIT_CORRESPONDENCE`] at a correspondence table), each of
+    /// which ends its game as abandoned as it loads (`baghchal_table::abandon`)
+    /// and unloads at once with nobody connected.
+    pub async fn expire(&self) {
+        self.expire_unplayed().await;
+        let storage = &self.inner.context.storage;
+        let now = self.inner.context.clock.now().as_millis();
+        let ids = match storage
+            .idle_tables(
+                now,
+                IDLE_LIMIT,
+                IDLE_LIMIT_CORRESPONDENCE,
+                ABANDONED_PER_LOOK,
+            )
             .await
         {
-            Ok(0) => {}
-            Ok(expired) => tracing::info!(expired, "tables with no action for long expired"),
-            Err(e) => tracing::warn!(error = %e, "expiring idle tables failed"),
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "looking for abandoned games failed");
+                return;
+            }
+        };
+        if !ids.is_empty() {
+            let loaded = self.open_all(ids).await;
+            tracing::info!(
+                loaded,
+                "tables with no event for long loaded to end their games"
+            );
         }
     }
 

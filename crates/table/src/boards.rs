@@ -48,6 +48,8 @@ impl UnknownBoard {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Boards {
     boards: Vec<Play>,
+    /// When the table's last event was accepted, if it had one.
+    last_event: Option<Timestamp>,
 }
 
 impl Boards {
@@ -61,7 +63,10 @@ impl Boards {
                 ..options
             }));
         }
-        Boards { boards }
+        Boards {
+            boards,
+            last_event: None,
+        }
     }
 
     /// A table as its stored events left it, with the games they ended
@@ -164,7 +169,14 @@ impl Boards {
             .checked_sub(1)
             .filter(|&i| i < self.boards.len())
             .ok_or(Refusal::NotLegal)?;
-        self.boards[i].apply(event, at)
+        let ended = self.boards[i].apply(event, at)?;
+        self.last_event = Some(at);
+        Ok(ended)
+    }
+
+    /// When the table's last event was accepted, if it had one.
+    pub fn last_event(&self) -> Option<Timestamp> {
+        self.last_event
     }
 
     /// When the running side's flag falls on `board`, if a clock runs

@@ -78,7 +78,14 @@ pub struct Clocks {
     left: [Duration; 2],
     /// The side whose time runs, and since when.
     running: Option<(Side, Timestamp)>,
+    /// The side whose time was running when the server stopped, and
+    /// when (see [`Clocks::pause`]).
+    paused: Option<(Side, Timestamp)>,
 }
+
+/// The most of a server's downtime a paused clock is not charged: a
+/// restart that takes longer charges the rest to the side on move.
+pub const RESTART_CREDIT: Duration = Duration::from_secs(5 * 60);
 
 fn index(side: Side) -> usize {
     match side {
@@ -94,6 +101,7 @@ impl Clocks {
             control,
             left: [control.allowance(); 2],
             running: None,
+            paused: None,
         }
     }
 
@@ -160,6 +168,30 @@ impl Clocks {
     /// pause counts against its clock like its thinking).
     pub fn pace_within(&self, side: Side, pace: Duration) -> Duration {
         pace.min(self.left(side) / 40)
+    }
+
+    /// The server stops at `at`: the running side's time stops, as it
+    /// stood, until [`Clocks::resume`].
+    pub fn pause(&mut self, at: Timestamp) {
+        if let Some((side, since)) = self.running.take() {
+            self.left[index(side)] = self.left(side).saturating_sub(at.since(since));
+            self.paused = Some((side, at));
+        }
+    }
+
+    /// The side whose clock a server's stop paused, and when.
+    pub fn paused(&self) -> Option<(Side, Timestamp)> {
+        self.paused
+    }
+
+    /// The server is back at `at`: the paused side's time runs again,
+    /// charged only what of the downtime passes [`RESTART_CREDIT`].
+    pub fn resume(&mut self, at: Timestamp) {
+        if let Some((side, since)) = self.paused.take() {
+            let charged = at.since(since).saturating_sub(RESTART_CREDIT);
+            self.left[index(side)] = self.left(side).saturating_sub(charged);
+            self.running = Some((side, at));
+        }
     }
 
     /// `side`'s time ran out.
@@ -274,6 +306,31 @@ mod tests {
             clocks.deadline(),
             Some((Side::Tiger, at(30 * 3600 * 1000).after(two_days)))
         );
+    }
+
+    #[test]
+    fn a_restart_charges_the_side_on_move_only_past_the_credit() {
+        let mut clocks = blitz();
+        clocks.acted(Side::Tiger, at(0), Some(Side::Goat));
+        clocks.pause(at(10_000));
+        assert_eq!(clocks.running(), None);
+        assert_eq!(clocks.deadline(), None);
+        assert_eq!(clocks.paused(), Some((Side::Goat, at(10_000))));
+        assert_eq!(clocks.left(Side::Goat), Duration::from_secs(50));
+        // Down for a minute: nothing charged.
+        clocks.resume(at(70_000));
+        assert_eq!(clocks.paused(), None);
+        assert_eq!(clocks.running(), Some((Side::Goat, at(70_000))));
+        assert_eq!(clocks.deadline(), Some((Side::Goat, at(120_000))));
+        // Down for the credit and 20 s more: 20 s charged.
+        clocks.pause(at(75_000));
+        let back = at(75_000).after(RESTART_CREDIT + Duration::from_secs(20));
+        clocks.resume(back);
+        assert_eq!(clocks.left(Side::Goat), Duration::from_secs(25));
+        // A resume with nothing paused changes nothing.
+        let before = clocks;
+        clocks.resume(back);
+        assert_eq!(clocks, before);
     }
 
     #[test]

@@ -21,6 +21,14 @@ use crate::time::Timestamp;
 pub const OFFERS_PER_GAME: u8 = 3;
 /// The least time between two offers of one kind by one player.
 pub const OFFER_SPACING: Duration = Duration::from_secs(10);
+/// Finished games a table keeps in memory besides the current one (and,
+/// at a series table, the counted games of the current series, at most
+/// six): older ones are read from their stored rows.
+pub const KEPT_GAMES: usize = 8;
+/// Games a table between people (or against the computer) plays at most:
+/// a rematch after the last is refused, and a table's load, which replays
+/// its events, stays bounded. A bots table plays on while it is watched.
+pub const MAX_GAMES: u32 = 1000;
 
 /// Something that happened at a table: the unit of storage and of the
 /// version count.
@@ -87,6 +95,24 @@ pub enum Event {
     /// `side`'s draw offer lapsed: its player left.
     DrawWithdrawn {
         /// Whose offer.
+        side: Side,
+    },
+    /// The game had no event for long with `side` to move: `side` left
+    /// it and loses (see [`crate::abandon`]).
+    Abandoned {
+        /// Who left it on their turn.
+        side: Side,
+    },
+    /// The server stopped with `side`'s clock running: it stops too (see
+    /// [`crate::restart`]).
+    ClockPaused {
+        /// Whose clock.
+        side: Side,
+    },
+    /// The server is back: `side`'s paused clock runs again, charged only
+    /// what of the downtime passes [`crate::clock::RESTART_CREDIT`].
+    ClockResumed {
+        /// Whose clock.
         side: Side,
     },
 }
@@ -225,6 +251,8 @@ pub enum Refusal {
     /// Too many offers of this kind in this game, or too soon after the
     /// last.
     TooManyOffers,
+    /// The table has played its [`MAX_GAMES`] games: no rematch.
+    LastGame,
 }
 
 impl Refusal {
@@ -234,7 +262,7 @@ impl Refusal {
         let illegal = |reason| (wire::ErrorCode::IllegalAction, Some(reason));
         match self {
             Refusal::NotYourTurn => (wire::ErrorCode::NotYourTurn, None),
-            Refusal::Illegal(IllegalAction::GameOver) | Refusal::GameOver => {
+            Refusal::Illegal(IllegalAction::GameOver) | Refusal::GameOver | Refusal::LastGame => {
                 (wire::ErrorCode::GameOver, None)
             }
             Refusal::Illegal(IllegalAction::MustPlace) => illegal(R::MustPlace),
@@ -279,6 +307,9 @@ impl Refusal {
                 "at most {OFFERS_PER_GAME} offers a game, one every {} seconds",
                 OFFER_SPACING.as_secs()
             ),
+            Refusal::LastGame => {
+                format!("this table has played its {MAX_GAMES} games: start a new table")
+            }
         }
     }
 }
@@ -303,10 +334,13 @@ enum OfferKind {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Play {
     options: TableOptions,
-    /// Every game so far; the last is the current one.
+    /// The games kept in memory (see [`KEPT_GAMES`]); the last is the
+    /// current one.
     games: Vec<Game>,
-    /// The host's side in each game.
+    /// The host's side in each game kept.
     host_sides: Vec<Side>,
+    /// The number (from 1) of each game kept.
+    numbers: Vec<u32>,
     tally: wire::Tally,
     draw_offer: Option<Side>,
     rematch_offer: Option<Side>,
@@ -363,6 +397,7 @@ impl Play {
         Play {
             games: vec![Game::new(options.rules)],
             host_sides: vec![options.host_side],
+            numbers: vec![1],
             options,
             tally: wire::Tally::default(),
             draw_offer: None,
@@ -416,6 +451,11 @@ impl Play {
         } else {
             Player::Guest
         }
+    }
+
+    /// What the table was created with.
+    pub fn options(&self) -> &TableOptions {
+        &self.options
     }
 
     /// The current game's clocks, at a table with a time control.
@@ -495,13 +535,44 @@ impl Play {
 
     /// The current game's number, from 1.
     pub fn game_number(&self) -> u32 {
-        u32::try_from(self.games.len()).unwrap_or(u32::MAX)
+        *self.numbers.last().expect("a table always has a game")
     }
 
-    /// Game `n` (from 1) and the host's side in it.
+    /// Game `n` (from 1) and the host's side in it, if it is kept in
+    /// memory (see [`KEPT_GAMES`]).
     pub fn game_at(&self, n: u32) -> Option<(&Game, Side)> {
-        let i = usize::try_from(n.checked_sub(1)?).ok()?;
+        let i = self.numbers.iter().rposition(|&kept| kept == n)?;
         Some((self.games.get(i)?, *self.host_sides.get(i)?))
+    }
+
+    /// How many games are kept in memory, the current one included.
+    pub fn games_in_memory(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Forgets the oldest finished games beyond [`KEPT_GAMES`], but for
+    /// the counted games of the current series, which its standing needs
+    /// (an aborted game counts for nothing and does not move the place).
+    fn forget_old_games(&mut self) {
+        let series = matches!(self.options.format, Format::Series(_));
+        while self.games.len() > KEPT_GAMES + 1 {
+            let current = self.games.len() - 1;
+            let Some(i) = (0..current).find(|&i| {
+                !series
+                    || i < self.series_start
+                    || self.games[i]
+                        .outcome()
+                        .is_some_and(|o| o.reason() == Reason::Aborted)
+            }) else {
+                break;
+            };
+            self.games.remove(i);
+            self.host_sides.remove(i);
+            self.numbers.remove(i);
+            if i < self.series_start {
+                self.series_start -= 1;
+            }
+        }
     }
 
     /// The host's side in the current game.
@@ -599,6 +670,9 @@ impl Play {
                 if !over {
                     return Err(Refusal::GameNotOver);
                 }
+                if self.game_number() >= MAX_GAMES {
+                    return Err(Refusal::LastGame);
+                }
                 if !friend || self.series_goes_on() {
                     return Ok(Event::RematchStarted);
                 }
@@ -649,6 +723,7 @@ impl Play {
             | Event::DrawAgreed
             | Event::Flagged { .. }
             | Event::Claimed { .. }
+            | Event::Abandoned { .. }
             | Event::Aborted { .. } => true,
             Event::RematchStarted => false,
             _ => self.game().is_finished(),
@@ -707,6 +782,26 @@ impl Play {
                 }
                 game.claim(side, claim == Claim::Victory)
                     .map_err(Refusal::Illegal)?;
+            }
+            Event::Abandoned { side } => {
+                if game.before_both_moved() || game.position().side_to_move() != side {
+                    return Err(Refusal::NotClaimable);
+                }
+                game.claim(side.other(), true).map_err(Refusal::Illegal)?;
+            }
+            Event::ClockPaused { side } => {
+                let clocks = self.clocks.as_mut().ok_or(Refusal::NotLegal)?;
+                if clocks.running().is_none_or(|(running, _)| running != side) {
+                    return Err(Refusal::NotLegal);
+                }
+                clocks.pause(at);
+            }
+            Event::ClockResumed { side } => {
+                let clocks = self.clocks.as_mut().ok_or(Refusal::NotLegal)?;
+                if clocks.paused().is_none_or(|(paused, _)| paused != side) {
+                    return Err(Refusal::NotLegal);
+                }
+                clocks.resume(at);
             }
             Event::Aborted { .. } => {
                 if !game.before_both_moved() {
@@ -769,8 +864,11 @@ impl Play {
                 } else {
                     self.host_side().other()
                 };
+                let number = self.game_number().saturating_add(1);
                 self.games.push(Game::new(self.options.rules));
                 self.host_sides.push(host_side);
+                self.numbers.push(number);
+                self.forget_old_games();
                 self.rematch_offer = None;
                 self.draw_offer = None;
                 self.clocks = self.options.clock.map(Clocks::new);
@@ -1186,6 +1284,61 @@ mod tests {
         assert_eq!(state.tally.host, 1);
         let clock = state.clock.unwrap();
         assert_eq!((clock.tigers_ms, clock.running), (0, None));
+    }
+
+    #[test]
+    fn abort_and_rematch_loops_keep_at_most_eight_finished_games_in_memory_and_end_at_the_last_game(
+    ) {
+        let mut play = friend_table();
+        for _ in 1..MAX_GAMES {
+            let side = play.side_of(Player::Host);
+            act(&mut play, side, Intent::Abort).unwrap();
+            act(&mut play, side, Intent::Rematch).unwrap();
+            act(&mut play, side.other(), Intent::Rematch).unwrap();
+            assert!(play.games_in_memory() <= KEPT_GAMES + 1);
+        }
+        assert_eq!(play.game_number(), 1000);
+        assert_eq!(play.games_in_memory(), KEPT_GAMES + 1);
+        assert!(play.game_at(1).is_none());
+        assert!(play.game_at(991).is_none());
+        assert!(play.game_at(992).is_some());
+        let (current, host_side) = play.game_at(1000).unwrap();
+        assert!(!current.is_finished());
+        assert_eq!(host_side, play.host_side());
+        // The sides still swap at each rematch: game 1000 is even.
+        assert_eq!(play.host_side(), Side::Tiger);
+        // The last game: no rematch after it.
+        act(&mut play, Side::Tiger, Intent::Abort).unwrap();
+        assert_eq!(
+            play.decide(Side::Tiger, Intent::Rematch, next_at(&play)),
+            Err(Refusal::LastGame)
+        );
+        assert_eq!(Refusal::LastGame.code().0, wire::ErrorCode::GameOver);
+    }
+
+    #[test]
+    fn a_series_keeps_its_counted_games_however_many_aborts_come_between() {
+        let mut play = Play::new(TableOptions {
+            format: Format::Series(4),
+            ..friend_table().options
+        });
+        // Game 1: the guest resigns; then 30 aborted games, each played
+        // again with the same sides.
+        act(&mut play, Side::Tiger, Intent::Resign).unwrap();
+        act(&mut play, Side::Goat, Intent::Rematch).unwrap();
+        for _ in 0..30 {
+            act(&mut play, Side::Goat, Intent::Abort).unwrap();
+            act(&mut play, Side::Goat, Intent::Rematch).unwrap();
+        }
+        assert!(play.games_in_memory() <= KEPT_GAMES + 1);
+        let (standing, place) = play.series().unwrap();
+        assert_eq!(place, 2);
+        let wire = standing.to_wire(1, place);
+        assert_eq!((wire.host_wins, wire.guest_wins, wire.draws), (1, 0, 0));
+        assert!(
+            play.game_at(1).is_some(),
+            "a counted game of the series is kept"
+        );
     }
 
     #[test]

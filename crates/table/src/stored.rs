@@ -62,6 +62,9 @@ impl Event {
             Event::RematchDeclined { side } => form("rematch_declined", Some(side)),
             Event::RematchWithdrawn { side } => form("rematch_withdrawn", Some(side)),
             Event::DrawWithdrawn { side } => form("draw_withdrawn", Some(side)),
+            Event::Abandoned { side } => form("abandoned", Some(side)),
+            Event::ClockPaused { side } => form("clock_paused", Some(side)),
+            Event::ClockResumed { side } => form("clock_resumed", Some(side)),
         }
     }
 
@@ -96,6 +99,9 @@ impl Event {
             "rematch_declined" => Event::RematchDeclined { side: side()? },
             "rematch_withdrawn" => Event::RematchWithdrawn { side: side()? },
             "draw_withdrawn" => Event::DrawWithdrawn { side: side()? },
+            "abandoned" => Event::Abandoned { side: side()? },
+            "clock_paused" => Event::ClockPaused { side: side()? },
+            "clock_resumed" => Event::ClockResumed { side: side()? },
             _ => return Err(Unreadable::Kind),
         })
     }
@@ -150,6 +156,9 @@ mod tests {
                 "rematch_withdrawn",
             ),
             (Event::DrawWithdrawn { side: Side::Tiger }, "draw_withdrawn"),
+            (Event::Abandoned { side: Side::Goat }, "abandoned"),
+            (Event::ClockPaused { side: Side::Tiger }, "clock_paused"),
+            (Event::ClockResumed { side: Side::Goat }, "clock_resumed"),
         ];
         for (event, name) in events {
             let form = event.stored();

@@ -48,5 +48,14 @@ pub fn event_to_wire(event: &Event, game_number: u32) -> wire::TableEvent {
         Event::DrawWithdrawn { side } => wire::TableEvent::DrawWithdrawn {
             side: side_to_wire(side),
         },
+        Event::Abandoned { side } => wire::TableEvent::Abandoned {
+            side: side_to_wire(side),
+        },
+        Event::ClockPaused { side } => wire::TableEvent::ClockPaused {
+            side: side_to_wire(side),
+        },
+        Event::ClockResumed { side } => wire::TableEvent::ClockResumed {
+            side: side_to_wire(side),
+        },
     }
 }

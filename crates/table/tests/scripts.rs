@@ -2,8 +2,9 @@
 //! `tests/scripts/`: each line a moment (milliseconds from the table's
 //! start), who acts and what, and what must come of it: the events the
 //! core decides, or its refusal. Before each line the flags due at its
-//! moment fall (and at a lobby table, the first-move timer's aborts), as
-//! the server's table does before it decides anything.
+//! moment fall (and at a lobby table, the first-move timer's aborts), or
+//! with none due the games nobody played on for long end as abandoned,
+//! as the server's table does before it decides anything.
 //!
 //! ```text
 //! # A comment.
@@ -19,7 +20,7 @@
 //! Commands: an action in notation, `resign`, `offer-draw`,
 //! `accept-draw`, `decline-draw`, `rematch`, `decline-rematch`, `abort`,
 //! `claim-win`, `claim-draw`, each optionally followed by `board N`;
-//! `tick` (only the flags); `result [board N]` (the game's result:
+//! `tick` (only the flags and the abandonments); `result [board N]` (the game's result:
 //! `none`, `WINNER REASON` or `draw REASON`); `join KEY [KEY]`, with the
 //! key of a link (`host`, `guest`, `invite`, `watch` or any other) and/or
 //! a player's identity (`@NAME`), answered `seated PLAYER`, `claims
@@ -70,6 +71,9 @@ fn event_text(board: Board, event: &Event, is_match: bool) -> String {
         Event::RematchDeclined { side: s } => format!("rematch-declined {}", side_name(s)),
         Event::RematchWithdrawn { side: s } => format!("rematch-withdrawn {}", side_name(s)),
         Event::DrawWithdrawn { side: s } => format!("draw-withdrawn {}", side_name(s)),
+        Event::Abandoned { side: s } => format!("abandoned {}", side_name(s)),
+        Event::ClockPaused { side: s } => format!("clock-paused {}", side_name(s)),
+        Event::ClockResumed { side: s } => format!("clock-resumed {}", side_name(s)),
     };
     if is_match {
         format!("@{board} {text}")
@@ -231,6 +235,10 @@ fn run(path: &Path) {
         if let Some(grace) = seats.first_move_grace() {
             let start = Timestamp::from_millis(START);
             flags.extend(table.first_moves_due(now, grace, start, start));
+        }
+        // With nothing else due, the games nobody played on for long.
+        if flags.is_empty() {
+            flags = table.abandoned_at(now);
         }
         for &(board, event) in &flags {
             table.apply(board, event, now).expect("a flag applies");

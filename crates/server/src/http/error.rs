@@ -201,7 +201,7 @@ impl HttpError {
                 "the server holds all the sockets it can; try again later".into(),
             ),
             HttpError::Unavailable(e) => {
-                if matches!(e, TablesError::Full(_)) {
+                if matches!(e, TablesError::Full(_) | TablesError::BotsFull(_)) {
                     // A refusal for load, not a fault.
                     tracing::warn!(error = %e, "request refused");
                 } else {
@@ -209,6 +209,10 @@ impl HttpError {
                 }
                 let message = match e {
                     TablesError::Full(_) => "the server is full; try again later",
+                    TablesError::BotsFull(_) => {
+                        "the server has as many computer-against-computer tables open as it allows; \
+                         watch one of them, or try again later"
+                    }
                     _ => "the server failed; try again",
                 };
                 (ApiErrorCode::Unavailable, None, message.into())

@@ -57,6 +57,12 @@ pub async fn create_table(
     let raw = read_json_post(&state.origins, &headers, body, MAX_FRAME_BYTES)?;
     let options = options_of(&raw)?;
     let client = client_address(peer, &headers, &state.trusted_proxies);
+    if options.opponent == Opponent::Bots {
+        state.bots_by_address.check(client).map_err(|wait| {
+            crate::stats::bots_tables_refused("address");
+            HttpError::TooManyTables(wait)
+        })?;
+    }
     state.creation_limit.check(client).map_err(|wait| {
         crate::stats::tables_rate_limited();
         HttpError::TooManyTables(wait)

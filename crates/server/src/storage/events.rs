@@ -132,6 +132,9 @@ mod tests {
             Event::RematchDeclined { side: Side::Tiger },
             Event::RematchWithdrawn { side: Side::Goat },
             Event::DrawWithdrawn { side: Side::Tiger },
+            Event::Abandoned { side: Side::Goat },
+            Event::ClockPaused { side: Side::Tiger },
+            Event::ClockResumed { side: Side::Goat },
         ];
         for (i, event) in events.into_iter().enumerate() {
             for (player, client_id) in [(Some(Player::Guest), Some("7".to_owned())), (None, None)] {

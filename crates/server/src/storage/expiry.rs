@@ -1,6 +1,7 @@
-//! Tables nobody played at, and games nobody plays on: after a while they
-//! are no longer kept active, so that a start does not load them again
-//! and no node takes them over.
+//! Tables nobody played at, and games nobody plays on: after a while the
+//! first are no longer kept active, so that a start does not load them
+//! again and no node takes them over; the second are found, so that their
+//! tables load and end them as abandoned.
 
 use std::time::Duration;
 
@@ -30,32 +31,34 @@ impl Storage {
         Ok(expired)
     }
 
-    /// Marks inactive every active table whose last stored event is older
-    /// than `idle`, or `idle_correspondence` at a correspondence table
-    /// (days per action), bots tables apart; returns how many. Its game
-    /// stays as it stands: a player who comes back loads it (a clock that
-    /// ran out then falls), and their next action makes it active again.
-    pub async fn expire_idle(
+    /// Up to `limit` active tables, bots tables apart, whose last stored
+    /// event is older than `idle`, or `idle_correspondence` at a
+    /// correspondence table (days per action), at `now` (milliseconds
+    /// since the epoch): those whose game may have been abandoned
+    /// (`baghchal_table::abandon`). Loading one ends its game.
+    pub async fn idle_tables(
         &self,
+        now: i64,
         idle: Duration,
         idle_correspondence: Duration,
-    ) -> Result<u64, StorageError> {
-        let cutoff = |age: Duration| {
-            now_millis().saturating_sub(i64::try_from(age.as_millis()).unwrap_or(i64::MAX))
-        };
-        let expired = on_pool!(&self.pool, pool => {
-            sqlx::query(
-                "UPDATE tables SET active = 0 \
+        limit: usize,
+    ) -> Result<Vec<String>, StorageError> {
+        let cutoff =
+            |age: Duration| now.saturating_sub(i64::try_from(age.as_millis()).unwrap_or(i64::MAX));
+        let ids = on_pool!(&self.pool, pool => {
+            sqlx::query_scalar(
+                "SELECT id FROM tables \
                  WHERE active = 1 AND opponent <> 'bots' \
                  AND (SELECT MAX(events.created_at) FROM events WHERE events.table_id = tables.id) \
-                     < CASE WHEN clock_days IS NULL THEN $1 ELSE $2 END",
+                     < CASE WHEN clock_days IS NULL THEN $1 ELSE $2 END \
+                 ORDER BY created_at LIMIT $3",
             )
             .bind(cutoff(idle))
             .bind(cutoff(idle_correspondence))
-            .execute(pool)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(pool)
             .await?
-            .rows_affected()
         });
-        Ok(expired)
+        Ok(ids)
     }
 }

@@ -1,4 +1,6 @@
-//! A player's command, and the flag that falls by itself.
+//! A player's command, and what the table does by itself: the flag that
+//! falls, the first-move timer, the abandoned game, the clocks a restart
+//! paused.
 
 use baghchal_protocol as wire;
 
@@ -122,8 +124,13 @@ impl Table {
     }
 
     /// When the first flag falls on any board, or the first-move timer
-    /// ends a game (at a table the lobby made).
-    pub(super) fn flag_due(&self) -> Option<Timestamp> {
+    /// ends a game (at a table the lobby made): the timers that keep the
+    /// table in memory.
+    pub(super) fn clock_due(&self) -> Option<Timestamp> {
+        if !self.boards.resumes().is_empty() {
+            // A clock a restart paused runs again at once.
+            return Some(self.opened);
+        }
         let flag = self.boards.next_flag(self.flag_not_before);
         let first = self.seats.first_move_grace().and_then(|grace| {
             self.boards
@@ -132,23 +139,56 @@ impl Table {
         flag.into_iter().chain(first).min()
     }
 
-    /// Ends each board's game on time if its running side's time is out,
-    /// and aborts a lobby game whose side to move let the first-move timer
-    /// run out. Returns `false` only when an event could not be stored.
+    /// When the table next ends a game by itself: [`Table::clock_due`], or
+    /// a game nobody played on for long ends as abandoned (which keeps no
+    /// table in memory: one loaded after the moment ends it at once).
+    pub(super) fn flag_due(&self) -> Option<Timestamp> {
+        self.clock_due()
+            .into_iter()
+            .chain(self.boards.abandon_due())
+            .min()
+    }
+
+    /// Runs again each clock a restart paused, ends each board's game on
+    /// time if its running side's time is out, aborts a lobby game whose
+    /// side to move let the first-move timer run out, and ends a game
+    /// nobody played on for long as abandoned. Returns `false` only when
+    /// an event could not be stored.
     pub(super) async fn flag_if_due(&mut self) -> bool {
         let now = self.now();
-        let mut due = self.boards.flags_due(now, self.flag_not_before);
+        let mut due = self.boards.resumes();
+        due.extend(self.boards.flags_due(now, self.flag_not_before));
         if let Some(grace) = self.seats.first_move_grace() {
             due.extend(
                 self.boards
                     .first_moves_due(now, grace, self.opened, self.flag_not_before),
             );
         }
+        let abandoned = due.is_empty();
+        if abandoned {
+            due = self.boards.abandoned_at(now);
+        }
         let mut stored = true;
-        for (board, event) in due {
-            tracing::info!(event = ?event, board, "flag");
-            stored &= self.commit(board, event, None, None).await;
+        for (board, event) in &due {
+            tracing::info!(event = ?event, board, "the table acts by itself");
+            stored &= self.commit(*board, *event, None, None).await;
+        }
+        if abandoned && stored && !due.is_empty() {
+            self.left_alone = true;
         }
         stored
+    }
+
+    /// A single server is stopping: each running clock stops with it
+    /// (`baghchal_table::restart`). In a cluster a stop hands the table
+    /// over instead.
+    pub(super) async fn pause_clocks(&mut self) {
+        if self.tenure.epoch.is_some() {
+            return;
+        }
+        let pauses = self.boards.pauses();
+        if !pauses.is_empty() && !self.commit_events(pauses, None, None).await {
+            tracing::warn!("the clocks could not be paused: the downtime will be charged");
+        }
     }
 }

@@ -141,9 +141,10 @@ pub fn spawn(
         }
     }
     let now = context.clock.now();
-    let play_clock_runs = boards
-        .iter()
-        .any(|(_, play)| play.clocks().and_then(|c| c.running()).is_some());
+    let play_clock_runs = boards.iter().any(|(_, play)| {
+        play.clocks()
+            .is_some_and(|c| c.running().is_some() || c.paused().is_some())
+    });
     let (tx, rx) = mpsc::channel(INBOX_LEN);
     let span = tracing::info_span!("table", table_id = %row.id);
     let table = Table {
@@ -180,6 +181,7 @@ pub fn spawn(
         context,
         tenure,
         fenced: false,
+        left_alone: false,
     };
     let tasks = table.context.tasks.clone();
     tasks.spawn(table.run(rx).instrument(span));
@@ -236,6 +238,9 @@ struct Table {
     absent: Option<(Board, Side, Timestamp)>,
     /// No flag falls before this (the grace after loading).
     flag_not_before: Timestamp,
+    /// A game here ended as abandoned: with nobody connected the table
+    /// leaves memory at once rather than after the idle timeout.
+    left_alone: bool,
 }
 
 /// An event as it was sent: its version and its frame, shared with the
@@ -292,6 +297,7 @@ impl Table {
                 break;
             }
             let idle = self.is_idle();
+            let idle_wait = self.idle_wait();
             let computer_due = (1..)
                 .zip(&self.computers)
                 .filter_map(|(board, turn)| match turn {
@@ -315,7 +321,7 @@ impl Table {
                 }
                 () = until(next_game_due) => Wake::NextGameDue,
                 () = until_wall(flag_due) => Wake::FlagDue,
-                () = tokio::time::sleep(self.context.idle_timeout), if idle => Wake::Idle,
+                () = tokio::time::sleep(idle_wait), if idle => Wake::Idle,
             };
             match wake {
                 Wake::Command(Some(command)) => self.handle(command).await,
@@ -342,6 +348,9 @@ impl Table {
                     }
                 }
             }
+        }
+        if self.context.shutdown.is_cancelled() && !self.fenced {
+            self.pause_clocks().await;
         }
         if !self.context.shutdown.is_cancelled() {
             // This node may no longer serve the table: its sockets reconnect
@@ -417,7 +426,16 @@ impl Table {
             && self.spectators.is_empty()
             && self.computers.iter().all(Option::is_none)
             && self.next_game.is_none()
-            && self.flag_due().is_none()
+            && self.clock_due().is_none()
+    }
+
+    /// How long the table stays in memory once idle.
+    fn idle_wait(&self) -> Duration {
+        if self.left_alone {
+            Duration::ZERO
+        } else {
+            self.context.idle_timeout
+        }
     }
 
     /// The wall time now.

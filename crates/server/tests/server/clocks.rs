@@ -13,8 +13,9 @@ use baghchal_rules::{Action, Position};
 use baghchal_server::bot::Bot;
 use baghchal_server::table::LOAD_GRACE;
 use baghchal_server::time::ManualClock;
+use baghchal_table::clock::RESTART_CREDIT;
 
-use crate::common::{manual_clock, request, Seated, TestDb, TestServer};
+use crate::common::{manual_clock, request, Client, Joined, Seated, TestDb, TestServer};
 use crate::on_both;
 
 fn clocked(opponent: Opponent, initial: u32, increment: u32) -> CreateTable {
@@ -109,25 +110,39 @@ async fn an_action_deducts_its_time_and_adds_the_increment() {
     server.stop().await;
 }
 
-async fn a_restart_in_the_middle_of_a_clocked_game_hands_nobody_time(db: &TestDb) {
+/// The state once a restarted table has run its paused clock again (the
+/// event of version `resumed`): in the snapshot, or in the event when the
+/// table resumes after the join.
+async fn after_restart(client: &mut Client, joined: &Joined, resumed: u64) -> GameState {
+    let (version, _, state) = joined.snapshot().expect("a snapshot");
+    if version >= resumed {
+        state
+    } else {
+        client.event_at(resumed).await
+    }
+}
+
+async fn a_restart_in_the_middle_of_a_clocked_game_charges_only_the_downtime_past_the_credit(
+    db: &TestDb,
+) {
     let clock = manual_clock();
     let server = TestServer::start_with(TestServer::config_with_clock(db, &clock)).await;
     let mut seated = Seated::new(&server, &clocked(Opponent::Friend, 60, 0)).await;
     let table = seated.table().to_owned();
     let host_secret = seated.created.secret.clone().unwrap();
-    let state = seated.play_out(&["c3", "a1-a2"]).await;
-    let started = state.clock.unwrap().turn_started_at.unwrap();
+    seated.play_out(&["c3", "a1-a2"]).await;
     clock.advance(Duration::from_secs(5));
+    // The stop pauses the goats' clock (version 3) after 5 s of their turn.
     server.stop().await;
-    // Down for 3 s: the goats' time ran on.
     clock.advance(Duration::from_secs(3));
     let server = TestServer::start_with(TestServer::config_with_clock(db, &clock)).await;
     let mut host = server.connect().await;
     let joined = host.hello(&table, &host_secret, None).await;
-    let (_, _, state) = joined.snapshot().unwrap();
-    let snapshot_clock = state.clock.clone().unwrap();
-    assert_eq!(clock_of(&state), (60_000, 60_000, Some(Side::Goats)));
-    assert_eq!(snapshot_clock.turn_started_at, Some(started));
+    // The load runs it again (version 4): the 3 s down are not charged.
+    let state = after_restart(&mut host, &joined, 4).await;
+    assert_eq!(clock_of(&state), (55_000, 60_000, Some(Side::Goats)));
+    let resumed = state.clock.clone().unwrap();
+    assert_eq!(resumed.turn_started_at, Some(resumed.now));
     // (A fresh client's ids would repeat the first session's.)
     host.send(&ClientMessage::Action {
         id: "after-the-restart".into(),
@@ -135,30 +150,32 @@ async fn a_restart_in_the_middle_of_a_clocked_game_hands_nobody_time(db: &TestDb
         board: None,
     })
     .await;
-    let state = host.event_at(3).await;
-    assert_eq!(clock_of(&state), (52_000, 60_000, Some(Side::Tigers)));
+    let state = host.event_at(5).await;
+    assert_eq!(clock_of(&state), (55_000, 60_000, Some(Side::Tigers)));
 
-    // A flag that fell while the server was down waits for the grace
-    // after loading, then falls.
+    // Down 70 s past the credit: the tigers are charged 70 s, more than
+    // they had; their flag waits for the grace after loading, then falls.
     server.stop().await;
-    clock.advance(Duration::from_secs(70));
+    clock.advance(RESTART_CREDIT + Duration::from_secs(70));
     let server = TestServer::start_with(TestServer::config_with_clock(db, &clock)).await;
     let mut guest = server.connect().await;
-    let joined = guest.hello(&table, &seated.guest_secret, Some(3)).await;
-    assert!(joined.replay.is_empty(), "{:?}", joined.replay);
+    let joined = guest.hello(&table, &seated.guest_secret, None).await;
+    let state = after_restart(&mut guest, &joined, 7).await;
+    assert_eq!(clock_of(&state), (55_000, 0, Some(Side::Tigers)));
+    assert!(state.result.is_none());
     clock.advance(LOAD_GRACE - Duration::from_millis(1));
     assert!(guest.sync().await.is_empty());
     clock.advance(Duration::from_millis(1));
-    let state = guest.event_at(4).await;
+    let state = guest.event_at(8).await;
     let result = state.result.unwrap();
     assert_eq!(
         (result.winner, result.reason),
         (Some(Side::Goats), EndReason::Timeout)
     );
-    assert_eq!(clock_of(&state), (52_000, 0, None));
+    assert_eq!(clock_of(&state), (55_000, 0, None));
     server.stop().await;
 }
-on_both!(a_restart_in_the_middle_of_a_clocked_game_hands_nobody_time);
+on_both!(a_restart_in_the_middle_of_a_clocked_game_charges_only_the_downtime_past_the_credit);
 
 /// A computer that thinks for three seconds of the manual clock, then
 /// plays its first legal action.

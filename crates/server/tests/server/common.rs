@@ -146,6 +146,7 @@ impl TestServer {
         config.limits.hellos_per_minute = NonZeroU32::new(100_000).unwrap();
         config.analysis_limit.burst = NonZeroU32::new(100_000).unwrap();
         config.read_limit.burst = NonZeroU32::new(100_000).unwrap();
+        config.bots_limit.burst = NonZeroU32::new(100_000).unwrap();
         config
     }
 

@@ -1,6 +1,8 @@
-//! The server's own limits: the most tables open at once, and a consumer
-//! too slow for its table.
+//! The server's own limits: the most tables open at once, the bots tables
+//! an address may create and the most open at once, and a consumer too
+//! slow for its table.
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use baghchal_engine::Level;
@@ -33,8 +35,8 @@ on_both!(past_the_open_table_limit_a_new_table_is_refused_with_503);
 async fn past_its_read_budget_an_address_gets_429_for_api_reads_only(db: &TestDb) {
     let mut config = TestServer::config(db);
     config.read_limit = baghchal_server::client_limit::ReadLimit {
-        burst: std::num::NonZeroU32::new(3).unwrap(),
-        per_second: std::num::NonZeroU32::MIN,
+        burst: NonZeroU32::new(3).unwrap(),
+        per_second: NonZeroU32::MIN,
     };
     let server = TestServer::start_with(config).await;
     for _ in 0..3 {
@@ -54,6 +56,65 @@ async fn past_its_read_budget_an_address_gets_429_for_api_reads_only(db: &TestDb
     server.stop().await;
 }
 on_both!(past_its_read_budget_an_address_gets_429_for_api_reads_only);
+
+/// The server's `baghchal_bots_tables_refused_total{reason}` (the
+/// counters are the process's: other tests may add to them).
+async fn bots_refused(server: &TestServer, reason: &str) -> f64 {
+    let (status, body) = server.get("/metrics").await;
+    assert_eq!(status, 200, "{body}");
+    let name = format!("baghchal_bots_tables_refused_total{{reason=\"{reason}\"}} ");
+    body.lines()
+        .find_map(|line| line.strip_prefix(name.as_str()))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+async fn bots_tables_from_one_address_are_capped_and_other_tables_still_made(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.bots_limit.burst = NonZeroU32::new(2).unwrap();
+    config.bots_limit.per_hour = NonZeroU32::MIN;
+    let server = TestServer::start_with(config).await;
+    let bots = serde_json::to_string(&request(Opponent::Bots, 2)).unwrap();
+    for _ in 0..2 {
+        assert_eq!(server.post("/api/tables", &bots).await.0, 201);
+    }
+    let before = bots_refused(&server, "address").await;
+    let (status, answer) = server.post("/api/tables", &bots).await;
+    assert_eq!(status, 429, "{answer}");
+    let error: ApiError = serde_json::from_str(&answer).unwrap();
+    assert_eq!(error.error, ApiErrorCode::RateLimited);
+    assert!(bots_refused(&server, "address").await > before);
+    // The address's other tables are not bots tables: still made.
+    let friend = serde_json::to_string(&request(Opponent::Friend, 0)).unwrap();
+    assert_eq!(server.post("/api/tables", &friend).await.0, 201);
+    server.stop().await;
+}
+on_both!(bots_tables_from_one_address_are_capped_and_other_tables_still_made);
+
+async fn past_the_open_bots_tables_cap_a_new_one_is_refused_with_503(db: &TestDb) {
+    let mut config = TestServer::config(db);
+    config.bots_limit.max_open = 2;
+    let server = TestServer::start_with(config).await;
+    let bots = serde_json::to_string(&request(Opponent::Bots, 2)).unwrap();
+    for _ in 0..2 {
+        assert_eq!(server.post("/api/tables", &bots).await.0, 201);
+    }
+    let before = bots_refused(&server, "total").await;
+    let (status, answer) = server.post("/api/tables", &bots).await;
+    assert_eq!(status, 503, "{answer}");
+    let error: ApiError = serde_json::from_str(&answer).unwrap();
+    assert_eq!(error.error, ApiErrorCode::Unavailable);
+    assert!(
+        error.message.contains("computer-against-computer"),
+        "{}",
+        error.message
+    );
+    assert!(bots_refused(&server, "total").await > before);
+    let friend = serde_json::to_string(&request(Opponent::Friend, 0)).unwrap();
+    assert_eq!(server.post("/api/tables", &friend).await.0, 201);
+    server.stop().await;
+}
+on_both!(past_the_open_bots_tables_cap_a_new_one_is_refused_with_503);
 
 /// The computer at once: the first legal action.
 struct Hasty;
