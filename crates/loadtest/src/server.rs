@@ -54,23 +54,25 @@ impl ServerProcess {
             args.push("--database-url".into());
             args.push(format!("sqlite://{}?mode=rwc", database.display()));
         }
-        args.extend([
-            // Every table comes from this one address.
-            "--table-burst",
-            "1000000",
-            "--tables-per-minute",
-            "1000000",
-            // And every socket.
-            "--connections-per-address",
-            "1000000",
-            "--websockets-per-address",
-            "1000000",
-            "--hello-burst",
-            "1000000",
-            "--hellos-per-minute",
-            "1000000",
-        ]
-        .map(String::from));
+        args.extend(
+            [
+                // Every table comes from this one address.
+                "--table-burst",
+                "1000000",
+                "--tables-per-minute",
+                "1000000",
+                // And every socket.
+                "--connections-per-address",
+                "1000000",
+                "--websockets-per-address",
+                "1000000",
+                "--hello-burst",
+                "1000000",
+                "--hellos-per-minute",
+                "1000000",
+            ]
+            .map(String::from),
+        );
         args.extend(extra.iter().cloned());
         ServerProcess::spawn(binary, &args, log, data).await
     }

@@ -11,7 +11,7 @@ use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Clocks;
-use crate::names::{result_to_wire, side_to_wire};
+use crate::names::{action_name, result_to_wire, side_to_wire};
 use crate::options::{Format, Opponent, TableOptions};
 use crate::seat::Player;
 use crate::series::Standing;
@@ -874,9 +874,9 @@ impl Play {
             legal: if outcome.is_some() {
                 Vec::new()
             } else {
-                self.legal.iter().map(ToString::to_string).collect()
+                self.legal.iter().map(action_name).collect()
             },
-            last_action: game.actions().last().map(ToString::to_string),
+            last_action: game.actions().last().map(action_name),
             result: outcome.map(result_to_wire),
             draw_offer: self.draw_offer.map(side_to_wire),
             rematch_offer: self.rematch_offer.map(side_to_wire),
