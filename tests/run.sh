@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 
 cargo test --workspace --locked
 
+# The table core's benchmark runs each case once, as a smoke test: no
+# figure is asserted (docs/performance.md has the figures).
+cargo test --locked -p baghchal-table --benches
+
 # Every fuzz target builds and runs for a few seconds.
 tests/fuzz-smoke.sh
 

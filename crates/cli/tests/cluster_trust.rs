@@ -81,7 +81,9 @@ async fn hello(addr: &str, table: &str, token: &str) -> (Ws, ServerMessage, Opti
         "{welcome:?}"
     );
     match recv(&mut ws).await {
-        Some(ServerMessage::Snapshot { state, .. }) => (ws, welcome, state.legal.first().cloned()),
+        Some(ServerMessage::Snapshot { state, .. }) => {
+            (ws, welcome, state.legal.first().map(|a| a.to_string()))
+        }
         other => panic!("a snapshot, not {other:?}"),
     }
 }

@@ -121,7 +121,7 @@ async fn play(mut ws: Ws, table: String, token: String, side: Side) -> Seen {
             }
             next_id += 1;
             let id = next_id.to_string();
-            let action = state.legal[0].clone();
+            let action = state.legal[0].to_string();
             pending.insert(id.clone(), (board, state.ply, action.clone()));
             sent.insert(board, state.ply);
             if !send(

@@ -102,7 +102,9 @@ struct Args {
     #[arg(long, conflicts_with = "urls")]
     server_bin: Option<PathBuf>,
 
-    /// An extra argument for the started server; repeat for more.
+    /// An extra argument for the started server; repeat for more. A
+    /// `--database-url` among them (e.g. an empty PostgreSQL database)
+    /// replaces the fresh SQLite file.
     #[arg(
         long = "server-arg",
         allow_hyphen_values = true,

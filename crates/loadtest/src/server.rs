@@ -44,27 +44,35 @@ impl ServerProcess {
             .tempdir()
             .context("creating the database directory")?;
         let database = data.path().join("load.db");
-        let mut args: Vec<String> = vec![
-            "serve".into(),
-            "--addr".into(),
-            "127.0.0.1:0".into(),
-            "--database-url".into(),
-            format!("sqlite://{}?mode=rwc", database.display()),
-            // Every table comes from this one address.
-            "--table-burst".into(),
-            "1000000".into(),
-            "--tables-per-minute".into(),
-            "1000000".into(),
-            // And every socket.
-            "--connections-per-address".into(),
-            "1000000".into(),
-            "--websockets-per-address".into(),
-            "1000000".into(),
-            "--hello-burst".into(),
-            "1000000".into(),
-            "--hellos-per-minute".into(),
-            "1000000".into(),
-        ];
+        let mut args: Vec<String> = vec!["serve".into(), "--addr".into(), "127.0.0.1:0".into()];
+        // A fresh SQLite file, unless the extra arguments name a database
+        // (`--server-arg --database-url --server-arg postgres://...`).
+        let named = extra
+            .iter()
+            .any(|arg| arg == "--database-url" || arg.starts_with("--database-url="));
+        if !named {
+            args.push("--database-url".into());
+            args.push(format!("sqlite://{}?mode=rwc", database.display()));
+        }
+        args.extend(
+            [
+                // Every table comes from this one address.
+                "--table-burst",
+                "1000000",
+                "--tables-per-minute",
+                "1000000",
+                // And every socket.
+                "--connections-per-address",
+                "1000000",
+                "--websockets-per-address",
+                "1000000",
+                "--hello-burst",
+                "1000000",
+                "--hellos-per-minute",
+                "1000000",
+            ]
+            .map(String::from),
+        );
         args.extend(extra.iter().cloned());
         ServerProcess::spawn(binary, &args, log, data).await
     }

@@ -233,7 +233,7 @@ impl Table {
 
     /// Sends a random legal action for the side to move.
     async fn act(&mut self, rng: &mut StdRng, sent: &mut u64) -> anyhow::Result<Pending> {
-        let Some(action) = self.state.legal.choose(rng).cloned() else {
+        let Some(action) = self.state.legal.choose(rng).map(|a| a.to_string()) else {
             bail!("no legal action in an unfinished game");
         };
         *sent += 1;

@@ -19,6 +19,8 @@ pub use lobby::*;
 pub use players::*;
 pub use profiles::*;
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 /// The version of this protocol; `welcome` carries it.
@@ -937,10 +939,12 @@ pub struct GameState {
     /// The ply limit.
     pub ply_limit: u16,
     /// Every legal action of the side to move, in notation (empty once
-    /// the game is over).
-    pub legal: Vec<String>,
+    /// the game is over). A name is borrowed when the server has it as a
+    /// static string (every placement, step and single jump), so that the
+    /// state sent after each action allocates none.
+    pub legal: Vec<Cow<'static, str>>,
     /// The last action played, if any.
-    pub last_action: Option<String>,
+    pub last_action: Option<Cow<'static, str>>,
     /// The result, once the game is over.
     pub result: Option<GameResult>,
     /// The side whose draw offer is pending.

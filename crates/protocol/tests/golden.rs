@@ -153,7 +153,7 @@ fn clocked_state() -> GameState {
             "d3", "d5", "e2", "e3", "e4", "e5",
         ]
         .into_iter()
-        .map(String::from)
+        .map(Into::into)
         .collect(),
         last_action: Some("e5-d4".into()),
         clock: Some(ClockState {
@@ -231,7 +231,7 @@ fn board_two_start() -> GameState {
             "b1", "c1", "d1", "a2", "b2", "c2", "d2", "e2", "a3", "b3", "c3", "d3", "e3", "a4",
             "b4", "c4", "d4", "e4", "b5", "c5", "d5",
         ]
-        .map(String::from)
+        .map(Into::into)
         .to_vec(),
         last_action: None,
         host_side: Side::Tigers,
@@ -1297,7 +1297,7 @@ fn examples() -> Vec<Example> {
                         "c5", "d1", "d2", "d3", "d4", "d5", "e2", "e3", "e4",
                     ]
                     .into_iter()
-                    .map(String::from)
+                    .map(Into::into)
                     .collect(),
                     last_action: None,
                     host_side: Side::Tigers,

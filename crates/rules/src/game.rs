@@ -87,6 +87,24 @@ impl Game {
         Ok(())
     }
 
+    /// Plays `action` without checking it: the game must not be decided
+    /// and `action` must be one of the position's legal actions
+    /// ([`Position::legal_actions`]), for a caller that keeps that list
+    /// and has looked it up already; otherwise the game that results is
+    /// unspecified, as with [`Position::play_unchecked`].
+    ///
+    /// ```
+    /// use baghchal_rules::{Game, Rules};
+    /// let mut game = Game::new(Rules::default());
+    /// let action = game.position().legal_actions()[0];
+    /// game.play_unchecked(action);
+    /// assert_eq!(game.actions(), &[action]);
+    /// ```
+    pub fn play_unchecked(&mut self, action: Action) {
+        self.position.play_unchecked(action);
+        self.actions.push(action);
+    }
+
     /// `side` resigns: the other side wins.
     pub fn resign(&mut self, side: Side) -> Result<(), IllegalAction> {
         self.decide(Outcome::win(side.other(), Reason::Resignation))

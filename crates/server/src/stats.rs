@@ -124,7 +124,14 @@ pub fn socket_moved(from: Option<SocketRole>, to: Option<SocketRole>) {
 
 /// A player's action or command was accepted and stored.
 pub fn action_accepted() {
-    counter!("baghchal_actions_total", "outcome" => "accepted").increment(1);
+    // The handle is looked up in the registry once, not for every action.
+    static ACCEPTED: OnceLock<metrics::Counter> = OnceLock::new();
+    ACCEPTED
+        .get_or_init(|| {
+            handle();
+            counter!("baghchal_actions_total", "outcome" => "accepted")
+        })
+        .increment(1);
 }
 
 /// A player's action or command was refused with `code`.
@@ -138,8 +145,16 @@ pub fn action_refused(code: ErrorCode) {
 
 /// The storage writer committed `events` in one transaction.
 pub fn committed(events: usize, took: Duration) {
-    histogram!("baghchal_commit_seconds").record(took.as_secs_f64());
-    histogram!("baghchal_commit_batch_size").record(events as f64);
+    static HISTOGRAMS: OnceLock<[metrics::Histogram; 2]> = OnceLock::new();
+    let [seconds, size] = HISTOGRAMS.get_or_init(|| {
+        handle();
+        [
+            histogram!("baghchal_commit_seconds"),
+            histogram!("baghchal_commit_batch_size"),
+        ]
+    });
+    seconds.record(took.as_secs_f64());
+    size.record(events as f64);
 }
 
 /// The histogram of the stages of an action's path.
@@ -214,12 +229,24 @@ impl ActionStage {
 /// looked up in the recorder once, after the recorder is installed, and
 /// kept.
 pub fn stage(stage: ActionStage, took: Duration) {
+    stage_histogram(stage).record(took.as_secs_f64());
+}
+
+/// The histogram of `stage`, looked up once.
+fn stage_histogram(stage: ActionStage) -> &'static metrics::Histogram {
     static HISTOGRAMS: OnceLock<[metrics::Histogram; ActionStage::ALL.len()]> = OnceLock::new();
     let histograms = HISTOGRAMS.get_or_init(|| {
         handle();
         ActionStage::ALL.map(|stage| histogram!(STAGE_METRIC, "stage" => stage.label()))
     });
-    histograms[stage as usize].record(took.as_secs_f64());
+    &histograms[stage as usize]
+}
+
+/// The same as [`stage`] `count` times over, in one record.
+pub fn stages(stage: ActionStage, took: Duration, count: usize) {
+    if count > 0 {
+        stage_histogram(stage).record_many(took.as_secs_f64(), count);
+    }
 }
 
 /// The computer chose an action at `level`.

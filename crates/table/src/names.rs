@@ -3,9 +3,55 @@
 //! The rules and the table speak in domain types; [`crate::ws`],
 //! [`crate::http`] and [`crate::storage`] convert here and nowhere else.
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use baghchal_protocol as wire;
 use baghchal_rules::notation::Format;
-use baghchal_rules::{Outcome, Phase, Reason, Repetition, Side};
+use baghchal_rules::{Action, Outcome, Phase, Reason, Repetition, Side, Square};
+
+/// An action in notation, as the state on the wire names it: a static
+/// string for a placement, a step or a single jump (all of them named
+/// once, the first time one is asked for: 1,275 short strings), a new
+/// string only for a chain of jumps.
+///
+/// ```
+/// use baghchal_table::names::action_name;
+/// let step = "b2-c3".parse().unwrap();
+/// assert_eq!(action_name(&step), "b2-c3");
+/// assert!(matches!(action_name(&step), std::borrow::Cow::Borrowed(_)));
+/// ```
+pub fn action_name(action: &Action) -> Cow<'static, str> {
+    const POINTS: usize = Square::ALL.len();
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    let index = match action {
+        Action::Place(to) => to.index(),
+        Action::Step { from, to } => POINTS + from.index() * POINTS + to.index(),
+        Action::Jump(jump) => match jump.landings() {
+            [to] => POINTS * (1 + POINTS) + jump.from().index() * POINTS + to.index(),
+            _ => return Cow::Owned(action.to_string()),
+        },
+    };
+    let names = NAMES.get_or_init(|| {
+        let pairs = |separator: char| {
+            Square::ALL.into_iter().flat_map(move |from| {
+                Square::ALL
+                    .into_iter()
+                    .map(move |to| format!("{}{separator}{}", from.name(), to.name()))
+            })
+        };
+        Square::ALL
+            .into_iter()
+            .map(|to| to.name().to_owned())
+            .chain(pairs('-'))
+            .chain(pairs('x'))
+            .collect()
+    });
+    match names.get(index) {
+        Some(name) => Cow::Borrowed(name.as_str()),
+        None => Cow::Owned(action.to_string()),
+    }
+}
 
 /// A rules side on the wire.
 pub fn side_to_wire(side: Side) -> wire::Side {

@@ -11,7 +11,7 @@ use baghchal_rules::{Action, Game, IllegalAction, Outcome, Reason, Side};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Clocks;
-use crate::names::{result_to_wire, side_to_wire};
+use crate::names::{action_name, result_to_wire, side_to_wire};
 use crate::options::{Format, Opponent, TableOptions};
 use crate::seat::Player;
 use crate::series::Standing;
@@ -337,6 +337,11 @@ pub struct Play {
     /// The games kept in memory (see [`KEPT_GAMES`]); the last is the
     /// current one.
     games: Vec<Game>,
+    /// The legal actions in the current game's position (none once the
+    /// position is over), listed once for each position: an action is
+    /// decided and applied by looking it up here, and the state sent after
+    /// it lists them.
+    legal: Vec<Action>,
     /// The host's side in each game kept.
     host_sides: Vec<Side>,
     /// The number (from 1) of each game kept.
@@ -394,8 +399,10 @@ fn index(side: Side) -> usize {
 impl Play {
     /// A table before its first event.
     pub fn new(options: TableOptions) -> Play {
+        let game = Game::new(options.rules);
         Play {
-            games: vec![Game::new(options.rules)],
+            legal: game.position().legal_actions(),
+            games: vec![game],
             host_sides: vec![options.host_side],
             numbers: vec![1],
             options,
@@ -622,10 +629,7 @@ impl Play {
                 if game.position().side_to_move() != side {
                     return Err(Refusal::NotYourTurn);
                 }
-                game.position().check(&action).map_err(Refusal::Illegal)?;
-                if !game.position().is_legal(&action) {
-                    return Err(Refusal::NotLegal);
-                }
+                self.check_legal(action)?;
                 Ok(Event::Played { side, action })
             }
             Intent::Resign => {
@@ -712,12 +716,28 @@ impl Play {
         }
     }
 
+    /// Refuses `action` unless it is one of the current position's legal
+    /// actions; the rules then say why.
+    fn check_legal(&self, action: Action) -> Result<(), Refusal> {
+        if self.legal.contains(&action) {
+            return Ok(());
+        }
+        Err(match self.game().position().check(&action) {
+            Err(reason) => Refusal::Illegal(reason),
+            Ok(()) => Refusal::NotLegal,
+        })
+    }
+
     /// Whether the current game is over once `event` is applied.
     pub fn ends_game(&self, event: &Event) -> bool {
         match *event {
             Event::Played { action, .. } => {
+                if self.game().is_finished() || !self.legal.contains(&action) {
+                    return false;
+                }
                 let mut position = self.game().position().clone();
-                position.play_mut(action).is_ok() && position.is_finished()
+                position.play_unchecked(action);
+                position.is_finished()
             }
             Event::Resigned { .. }
             | Event::DrawAgreed
@@ -737,14 +757,21 @@ impl Play {
     /// Returns the game the event ended, if it ended one.
     pub fn apply(&mut self, event: Event, at: Timestamp) -> Result<Option<GameEnded>, Refusal> {
         let started = self.started.unwrap_or(at);
+        if let Event::Played { side, action } = event {
+            if self.game().position().side_to_move() != side {
+                return Err(Refusal::NotYourTurn);
+            }
+            if self.game().is_finished() {
+                return Err(Refusal::Illegal(IllegalAction::GameOver));
+            }
+            self.check_legal(action)?;
+        }
         let game = self.games.last_mut().expect("a table always has a game");
         let was_over = game.is_finished();
         match event {
             Event::Played { side, action } => {
-                if game.position().side_to_move() != side {
-                    return Err(Refusal::NotYourTurn);
-                }
-                game.play(action).map_err(Refusal::Illegal)?;
+                // Its side and its legality are checked above.
+                game.play_unchecked(action);
                 if self.draw_offer.is_some_and(|by| by != side) {
                     // Moving instead of answering declines the offer.
                     self.draw_offer = None;
@@ -877,6 +904,10 @@ impl Play {
                 self.last_action_at = None;
             }
         }
+        if matches!(event, Event::Played { .. } | Event::RematchStarted) {
+            // A new position: its legal actions, once.
+            self.legal = self.game().position().legal_actions();
+        }
         self.version += 1;
         self.started.get_or_insert(at);
         if was_over {
@@ -941,13 +972,9 @@ impl Play {
             legal: if outcome.is_some() {
                 Vec::new()
             } else {
-                position
-                    .legal_actions()
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect()
+                self.legal.iter().map(action_name).collect()
             },
-            last_action: game.actions().last().map(ToString::to_string),
+            last_action: game.actions().last().map(action_name),
             result: outcome.map(result_to_wire),
             draw_offer: self.draw_offer.map(side_to_wire),
             rematch_offer: self.rematch_offer.map(side_to_wire),

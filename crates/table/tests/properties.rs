@@ -1,13 +1,14 @@
 //! Properties of a table's play over random games: replaying the stored
 //! events rebuilds the same state (what loading a table after a restart
-//! or a takeover relies on), an event that is refused changes nothing, and
-//! the games a replay finds ended are the ones that ended in play.
+//! or a takeover relies on), an event that is refused changes nothing, the
+//! games a replay finds ended are the ones that ended in play, and the
+//! legal actions the core keeps with each position are the rules' own.
 
 use baghchal_protocol as wire;
 use baghchal_rules::Side;
 use baghchal_table::boards::{Board, Boards, Ended, Target};
 use baghchal_table::options::TableOptions;
-use baghchal_table::play::{Claim, Event, Intent, Logged};
+use baghchal_table::play::{Claim, Event, Intent, Logged, Refusal};
 use baghchal_table::seat::Player;
 use baghchal_table::time::Timestamp;
 use proptest::prelude::*;
@@ -186,6 +187,60 @@ proptest! {
                 prop_assert_eq!(&tried, &boards);
             } else {
                 boards = tried;
+            }
+        }
+    }
+}
+
+/// Every action the notation can name on this board: each placement,
+/// and each step and single jump between two points.
+fn every_action() -> Vec<baghchal_rules::Action> {
+    let points: Vec<String> = ('a'..='e')
+        .flat_map(|file| (1..=5).map(move |rank| format!("{file}{rank}")))
+        .collect();
+    let mut texts = points.clone();
+    for from in &points {
+        for to in &points {
+            texts.push(format!("{from}-{to}"));
+            texts.push(format!("{from}x{to}"));
+        }
+    }
+    texts.iter().filter_map(|text| text.parse().ok()).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn the_core_finds_an_action_legal_exactly_when_the_rules_do(
+        kind in 0u8..5,
+        host in any::<bool>(),
+        steps in steps(),
+    ) {
+        let (boards, _, _, now) = play(table(kind, host), &steps);
+        let actions = every_action();
+        for board in 1..=boards.count() {
+            let Some(play) = boards.get(board) else { continue };
+            let game = play.game();
+            let position = game.position();
+            let side = position.side_to_move();
+            let state = boards.state(board, now).expect("the board exists");
+            let listed: Vec<String> = if game.is_finished() {
+                Vec::new()
+            } else {
+                position.legal_actions().iter().map(ToString::to_string).collect()
+            };
+            prop_assert_eq!(&state.legal, &listed);
+            for &action in &actions {
+                let decided = play.decide(side, Intent::Play(action), now);
+                if game.is_finished() {
+                    prop_assert!(decided.is_err());
+                    continue;
+                }
+                match position.check(&action) {
+                    Ok(()) => prop_assert_eq!(decided, Ok(Event::Played { side, action })),
+                    Err(reason) => prop_assert_eq!(decided, Err(Refusal::Illegal(reason))),
+                }
             }
         }
     }

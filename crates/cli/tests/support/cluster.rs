@@ -308,7 +308,7 @@ pub async fn client_paced(
                 Some(_) => continue,
                 None => {
                     next_id += 1;
-                    let p = (next_id.to_string(), state.ply, state.legal[0].clone());
+                    let p = (next_id.to_string(), state.ply, state.legal[0].to_string());
                     pending = Some(p.clone());
                     p
                 }

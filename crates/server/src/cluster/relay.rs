@@ -40,15 +40,16 @@ pub(super) fn relay_frame(seq: u64, outgoing: Option<&Outgoing>) -> Bytes {
 
 /// A relayed frame's number and what it carries (`None`: the connection
 /// ends, or a close code this node does not know); `None` for a frame
-/// that cannot be read.
-pub(super) fn read_relay_frame(payload: &[u8]) -> Option<(u64, Option<Outgoing>)> {
+/// that cannot be read. A text is handed on as a slice of `payload`'s
+/// bytes, checked but not copied.
+pub(super) fn read_relay_frame(payload: &Bytes) -> Option<(u64, Option<Outgoing>)> {
     let (&kind, rest) = payload.split_first()?;
     let (seq, body) = rest.split_first_chunk::<8>()?;
     let seq = u64::from_be_bytes(*seq);
     let outgoing = match kind {
-        b'T' => Some(Outgoing::Text(Utf8Bytes::from(
-            std::str::from_utf8(body).ok()?.to_owned(),
-        ))),
+        b'T' => Some(Outgoing::Text(
+            Utf8Bytes::try_from(payload.slice(payload.len() - body.len()..)).ok()?,
+        )),
         b'C' => {
             let (code, _) = body.split_first_chunk::<2>()?;
             let code = u16::from_be_bytes(*code);
@@ -143,10 +144,11 @@ mod tests {
             Some((3, None))
         ));
         // Too short, an unknown kind, text that is not UTF-8.
-        assert!(read_relay_frame(b"T1234567").is_none());
-        assert!(read_relay_frame(b"X12345678").is_none());
-        assert!(read_relay_frame(b"T\0\0\0\0\0\0\0\x01\xff").is_none());
-        assert!(read_relay_frame(b"").is_none());
+        let read = |bytes: &'static [u8]| read_relay_frame(&Bytes::from_static(bytes));
+        assert!(read(b"T1234567").is_none());
+        assert!(read(b"X12345678").is_none());
+        assert!(read(b"T\0\0\0\0\0\0\0\x01\xff").is_none());
+        assert!(read(b"").is_none());
     }
 
     #[test]

@@ -119,7 +119,7 @@ fn settle(game: &GameColumns, held: [Option<Held>; 2]) -> Option<Settlement> {
 /// Settles `game`, whose row this transaction has just written, on the
 /// SQLite writer's connection.
 pub(super) fn settle_sqlite(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &rusqlite::Connection,
     game: &GameColumns,
 ) -> Result<(), StorageError> {
     tx.prepare_cached(FREE_PLAYERS)?

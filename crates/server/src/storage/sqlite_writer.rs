@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, Connection, OpenFlags, TransactionBehavior};
+use rusqlite::{params, Connection, OpenFlags};
 use tokio::sync::mpsc;
 
 use super::games::INSERT_GAME;
@@ -125,11 +125,30 @@ pub(super) fn run(
 
 /// Stores `batch` in one transaction: every event, the rows of the games
 /// they ended, then each table's `active` flag as its last append left it.
+///
+/// The transaction's `BEGIN IMMEDIATE` and `COMMIT` are statements
+/// prepared once, like the inserts: run through `execute_batch` (as
+/// rusqlite's `Transaction` does) each was parsed again for every batch.
 fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
     if batch.iter().any(|append| append.epoch.is_some()) {
         return Err(StorageError::NeedsPostgres);
     }
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+    let written = write(conn, batch).and_then(|()| {
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        Ok(())
+    });
+    if written.is_err() && !conn.is_autocommit() {
+        // Nothing of a failed batch stays: the next one starts afresh.
+        if let Err(e) = conn.execute_batch("ROLLBACK") {
+            tracing::error!(error = %e, "rolling back a failed batch failed");
+        }
+    }
+    written
+}
+
+/// The statements of [`commit`]'s transaction.
+fn write(tx: &Connection, batch: &[Append]) -> Result<(), StorageError> {
     let mut active: HashMap<&str, bool> = HashMap::with_capacity(batch.len());
     {
         let mut insert = tx.prepare_cached(
@@ -182,7 +201,7 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
                     game.rated,
                 ])?;
                 if inserted == 1 {
-                    settle_sqlite(&tx, game)?;
+                    settle_sqlite(tx, game)?;
                 }
             }
         }
@@ -192,6 +211,5 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
             update.execute(params![i64::from(active), table])?;
         }
     }
-    tx.commit()?;
     Ok(())
 }

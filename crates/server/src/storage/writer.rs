@@ -45,9 +45,7 @@ pub(super) type Done = oneshot::Sender<Result<std::time::Instant, StorageError>>
 pub(super) fn committed(batch: &[Append], started: std::time::Instant, ended: std::time::Instant) {
     let took = ended - started;
     crate::stats::committed(batch.len(), took);
-    for _ in batch {
-        crate::stats::stage(ActionStage::Commit, took);
-    }
+    crate::stats::stages(ActionStage::Commit, took, batch.len());
 }
 
 /// What the writer's queue carries.

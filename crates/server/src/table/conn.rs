@@ -59,11 +59,37 @@ pub enum Member {
 #[error("the table is closed")]
 pub struct TableClosed;
 
+/// The capacity a thread's encoding buffer keeps between messages: more
+/// than any event's frame; a larger message (a long replay) leaves its
+/// buffer behind.
+const ENCODE_BUFFER_BYTES: usize = 4 * 1024;
+
 /// Serializes a server message once, for any number of receivers.
+///
+/// The JSON is written into a buffer the thread keeps, then copied once
+/// into a frame of its exact size: `serde_json::to_string` grew its
+/// string from 128 bytes, three reallocations for an event's frame of
+/// some 550 bytes, and the frame kept the spare capacity.
 pub fn encode(message: &wire::ServerMessage) -> Utf8Bytes {
-    // Serializing these types cannot fail: no maps with non-string keys,
-    // no failing Serialize impls.
-    Utf8Bytes::from(serde_json::to_string(message).unwrap_or_default())
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> =
+            std::cell::RefCell::new(Vec::with_capacity(ENCODE_BUFFER_BYTES));
+    }
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.clear();
+        // Serializing these types cannot fail: no maps with non-string
+        // keys, no failing Serialize impls; and serde_json writes UTF-8.
+        let frame = match serde_json::to_writer(&mut *buffer, message) {
+            Ok(()) => {
+                Utf8Bytes::try_from(bytes::Bytes::copy_from_slice(buffer)).unwrap_or_default()
+            }
+            Err(_) => Utf8Bytes::default(),
+        };
+        if buffer.capacity() > ENCODE_BUFFER_BYTES {
+            *buffer = Vec::with_capacity(ENCODE_BUFFER_BYTES);
+        }
+        frame
+    })
 }
 
 /// A [`Member`] as it is written between nodes.

@@ -33,7 +33,7 @@ async fn a_friend_game_is_played_to_a_resignation_and_a_rematch_swaps_sides() {
     let state = guest.event_at(1).await;
     assert_eq!(state.side_to_move, Side::Tigers);
     assert_eq!(state.last_action.as_deref(), Some("c3"));
-    assert!(state.legal.contains(&"a1-b2".to_owned()));
+    assert!(state.legal.iter().any(|action| action == "a1-b2"));
     guest.play_acked("a1-b2").await;
     host.event_at(2).await;
 
