@@ -38,6 +38,7 @@ mod board;
 mod book;
 pub mod chance;
 mod eval;
+mod proof;
 pub mod protocol;
 pub mod puzzle;
 mod puzzle_placement;
