@@ -13,10 +13,6 @@ use crate::proof::Prover;
 use crate::search::{WIN, WON};
 use crate::Engine;
 
-/// The nodes a proof under the house rules may search for one position
-/// (see [`crate::proof`]).
-const PROOF_NODES: u64 = 20_000;
-
 /// The longest win or loss, in plies, that a proof under the house rules
 /// is looked for.
 const PROOF_DEPTH: u16 = 40;
@@ -351,7 +347,7 @@ impl Engine {
 
     /// The tablebase's win or loss `solved` of `position` under the house
     /// rules: a proof search (see [`crate::proof`]) with the position's
-    /// repetition record, within [`PROOF_NODES`] nodes, for a distance of
+    /// repetition record, within [`Engine::proof_nodes`] nodes, for a distance of
     /// at most [`PROOF_DEPTH`] plies. Where the tablebase's result
     /// `holds` (see [`Engine::judge`]) it looks for a shorter one;
     /// where a recorded position lies on the winner's route, for one at
@@ -384,7 +380,7 @@ impl Engine {
         if most > PROOF_DEPTH || position.phase() != Phase::Movement {
             return unproved;
         }
-        let mut prover = Prover::new(position, self.tablebase(), winner, PROOF_NODES);
+        let mut prover = Prover::new(position, self.tablebase(), winner, self.proof_nodes());
         let Some(proof) = prover.shortest(most) else {
             return unproved;
         };

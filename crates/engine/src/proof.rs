@@ -27,7 +27,7 @@
 
 use std::collections::HashMap;
 
-use baghchal_rules::{Action, Bitboard, Position, Repetition, Side};
+use baghchal_rules::{key, Action, Bitboard, Position, Repetition, Side};
 use baghchal_tablebase::{Tablebase, Wdl};
 
 use crate::board::{Board, End};
@@ -74,6 +74,12 @@ pub(crate) struct Prover<'a> {
     /// The hash of the repetition record's set at each ply of the current
     /// line, the current position's last.
     sets: Vec<u64>,
+    /// At each ply of the current line, the shortest tablebase loss of a
+    /// recorded position with the loser to move (0 where the tablebase
+    /// does not cover one, `u16::MAX` where none is recorded): the
+    /// winner's shortest route from a tablebase win of `d` plies cannot
+    /// be cut by the record when this is at least `d`.
+    cuts: Vec<u16>,
     /// Whether the ply limit can be reached within the budgets searched:
     /// then a position's ply is part of what is looked up.
     ply_matters: bool,
@@ -100,21 +106,31 @@ impl<'a> Prover<'a> {
             .repetition_record()
             .iter()
             .fold(0, |set, &key| set ^ mix(key));
-        Prover {
+        let mut prover = Prover {
             board: Board::new(position),
             tablebase: covered,
             winner,
             nodes: 0,
             node_limit,
             sets: vec![set],
+            cuts: Vec::new(),
             ply_matters: true,
             table: HashMap::new(),
             root_action: None,
             forbid: position.rules().repetition() == Repetition::Forbid,
-        }
+        };
+        let cut = position
+            .repetition_record()
+            .iter()
+            .map(|&key| prover.cut(key))
+            .min()
+            .unwrap_or(u16::MAX);
+        prover.cuts.push(cut);
+        prover
     }
 
     /// Nodes searched so far.
+    #[cfg(test)]
     pub(crate) fn nodes(&self) -> u64 {
         self.nodes
     }
@@ -166,6 +182,12 @@ impl<'a> Prover<'a> {
             Some(End::Loss) => return Found::Proved(0),
             Some(End::Draw) => return Found::Refuted,
             None => {}
+        }
+        // The tablebase's win, where the record cannot cut its route.
+        if let Some(distance) = self.route(winner_to_move) {
+            if distance <= budget {
+                return Found::Proved(distance);
+            }
         }
         // The winner needs an action; the loser's action and then one.
         if budget < if winner_to_move { 1 } else { 2 } {
@@ -295,6 +317,47 @@ impl<'a> Prover<'a> {
         Some((probe.wdl, probe.distance))
     }
 
+    /// The tablebase's distance of the winner's win from the board, where
+    /// it holds under the house rules: within the ply limit, and no
+    /// recorded position with the loser to move and a shorter loss. Each
+    /// of the winner's actions on its shortest route leads to a loser's
+    /// position of a shorter loss than any before it on the route, so the
+    /// route never repeats itself, and only such a position recorded
+    /// before could forbid one of them; a recorded position with the
+    /// winner to move only takes a defence from the loser.
+    fn route(&self, winner_to_move: bool) -> Option<u16> {
+        let distance = match self.probe()? {
+            (Wdl::Win, distance) if winner_to_move => distance,
+            (Wdl::Loss, distance) if !winner_to_move => distance,
+            _ => return None,
+        };
+        let cut = *self.cuts.last().expect("the root's cut");
+        let fits = self.board.ply as u32 + distance as u32 <= self.board.ply_limit() as u32;
+        (fits && cut >= distance).then_some(distance)
+    }
+
+    /// What a recorded position `key` (with the board's goats eaten) can
+    /// cut: its tablebase loss with the loser to move, 0 where the
+    /// tablebase does not cover it, `u16::MAX` otherwise.
+    fn cut(&self, key: u64) -> u16 {
+        if key::side(key) == self.winner {
+            return u16::MAX;
+        }
+        let Some(tablebase) = self.tablebase else {
+            return 0;
+        };
+        match tablebase.probe_board(
+            Bitboard(key::tigers(key)),
+            Bitboard(key::goats(key)),
+            key::side(key),
+            self.board.eaten,
+        ) {
+            Some(probe) if probe.wdl == Wdl::Loss => probe.distance,
+            Some(_) => u16::MAX,
+            None => 0,
+        }
+    }
+
     /// What a position is looked up by: its repetition key, and the hash
     /// of its record's set (with its ply where that matters).
     fn key(&self) -> (u64, u64) {
@@ -310,22 +373,25 @@ impl<'a> Prover<'a> {
     fn make(&mut self, action: &Action) {
         let set = *self.sets.last().expect("the root's set");
         self.board.make(action);
-        let key = mix(self.board.key());
+        let cut = *self.cuts.last().expect("the root's cut");
+        let recorded = self.board.key();
         // A capture clears the record; every movement-phase position is
         // recorded.
-        let set = if self.board.in_hand > 0 {
-            set
+        let (set, cut) = if self.board.in_hand > 0 {
+            (set, cut)
         } else if matches!(action, Action::Jump(_)) {
-            key
+            (mix(recorded), self.cut(recorded))
         } else {
-            set ^ key
+            (set ^ mix(recorded), cut.min(self.cut(recorded)))
         };
         self.sets.push(set);
+        self.cuts.push(cut);
     }
 
     fn unmake(&mut self) {
         self.board.unmake();
         self.sets.pop();
+        self.cuts.pop();
     }
 }
 
