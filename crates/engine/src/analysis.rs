@@ -285,8 +285,8 @@ impl Engine {
     ///   the record holds none, the repetition rule only takes actions
     ///   from the loser, and the result comes within the distance. A
     ///   tablebase draw is never proved: the repetition rule can end it.
-    ///   A win or a loss of at most 40 plies is then searched under the
-    ///   house rules, with the position's repetition record (see
+    ///   A win or a loss is then searched under the house rules, at most
+    ///   40 plies deep, with the position's repetition record (see
     ///   [`Engine::proof_nodes`]): a shorter result where the tablebase's
     ///   holds, the result at all where a recorded position cuts its
     ///   route. What that proves is [`Source::Proved`] with its own
