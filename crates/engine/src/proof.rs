@@ -19,6 +19,14 @@
 //! A proved budget is therefore an upper bound on the distance (the win
 //! comes within it), exact only where nothing was restricted.
 //!
+//! A position whose tablebase win fits the remaining budget and the ply
+//! limit is proved at once where no recorded position with the loser to
+//! move has a shorter tablebase loss: along the winner's shortest route
+//! every position has a shorter distance than those before it, so the
+//! route never repeats itself, and only such a recorded position could
+//! forbid one of the winner's actions on it (a recorded position with the
+//! winner to move only takes a defence from the loser).
+//!
 //! The search is bounded by a number of nodes; reaching it proves
 //! nothing. Positions met again along other paths are looked up by their
 //! board, side to move and repetition record (as a set: the order of the
