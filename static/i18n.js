@@ -381,6 +381,8 @@ const en = {
   kind_solved: 'solved for this board',
   kind_proved: 'proved under the house rules',
   kind_estimate: 'estimate',
+  solvedDiffers: 'the tablebase says {value} for this board',
+  solvedDiffersSooner: 'the tablebase says {value} for this board; the repetition rule makes it sooner',
 
   // My games
   moreLabel: 'More',
@@ -956,6 +958,8 @@ const ne = {
   kind_solved: 'यो पाटीका लागि हल गरिएको',
   kind_proved: 'घरको नियममा प्रमाणित',
   kind_estimate: 'अनुमान',
+  solvedDiffers: 'यो पाटीका लागि तालिका {value} भन्छ',
+  solvedDiffersSooner: 'यो पाटीका लागि तालिका {value} भन्छ; दोहोरिएका स्थितिको नियमले यसलाई छिटो ल्याउँछ',
 
   moreLabel: 'थप',
   learnLink: 'खेल र घरका नियम सिक्नुहोस्',

@@ -20,6 +20,7 @@
 
 /** @typedef {import('./wire.js').Side} Side */
 /** @typedef {import('./wire.js').Evaluation} Evaluation */
+/** @typedef {import('./wire.js').Outcome} Outcome */
 /** @typedef {import('./wire.js').ActionReview} ActionReview */
 /** @typedef {import('./movelist.js').Mark} Mark */
 
@@ -83,8 +84,10 @@ export function goatsPercent(e, side) {
  */
 export function flip(e) {
   if (e.kind === 'estimate') return { ...e, score: -e.score };
-  const result = e.result === 'win' ? 'loss' : e.result === 'loss' ? 'win' : 'draw';
-  return /** @type {Evaluation} */ ({ ...e, result });
+  /** @param {Outcome} r */
+  const other = (r) => (r === 'win' ? 'loss' : r === 'loss' ? 'win' : 'draw');
+  if (e.kind === 'proved' && e.solved) return { ...e, result: other(e.result), solved: { ...e.solved, result: other(e.solved.result) } };
+  return /** @type {Evaluation} */ ({ ...e, result: other(e.result) });
 }
 
 /**

@@ -358,11 +358,12 @@
  * A value for one side, naming its kind (docs/protocol.md, "Values and
  * their kinds"): the rules' result of a finished game; the tablebase's
  * result for the board (ignoring the repetition record); a result proved
- * under the house rules, within `plies`; or a search's estimate, the
- * goats' winning chance 0..100 and the score in thousandths of a goat.
+ * under the house rules, within `plies` (with the tablebase's own result
+ * in `solved` where it differs); or a search's estimate, the goats'
+ * winning chance 0..100 and the score in thousandths of a goat.
  * @typedef {{kind: 'over', result: Outcome}
  *   | {kind: 'solved', result: Outcome, plies: number}
- *   | {kind: 'proved', result: Outcome, plies: number}
+ *   | {kind: 'proved', result: Outcome, plies: number, solved?: {result: Outcome, plies: number}}
  *   | {kind: 'estimate', goats_percent: number, score: number}} Evaluation
  */
 

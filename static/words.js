@@ -104,10 +104,17 @@ export function kindText(e) {
 }
 
 /**
- * A value with its kind: "a draw, solved for this board".
+ * A value with its kind: "a draw, solved for this board"; a proved value
+ * that differs from the tablebase's says so: "a loss within 22 plies,
+ * proved under the house rules (the tablebase says a loss in 28 plies for
+ * this board; the repetition rule makes it sooner)".
  * @param {import('./wire.js').Evaluation} e
  * @param {Side} side whom the value is for
  */
 export function valueText(e, side) {
-  return `${evaluationText(e, side)}, ${kindText(e)}`;
+  const text = `${evaluationText(e, side)}, ${kindText(e)}`;
+  if (e.kind !== 'proved' || !e.solved) return text;
+  const solved = evaluationText({ kind: 'solved', ...e.solved }, side);
+  const key = e.solved.result === e.result && e.solved.plies > e.plies ? 'solvedDiffersSooner' : 'solvedDiffers';
+  return `${text} (${t(key, { value: solved })})`;
 }

@@ -226,7 +226,8 @@ function trappedReview() {
     if (ply === 38) before = after = { kind: 'solved', result: 'draw', plies: 0 };
     if (ply === 39) {
       before = { kind: 'solved', result: 'draw', plies: 0 };
-      after = { kind: 'proved', result: 'loss', plies: left - 1 };
+      // Proved sooner than the tablebase's loss for the board alone.
+      after = { kind: 'proved', result: 'loss', plies: left - 1, solved: { result: 'loss', plies: left + 5 } };
       lost = 50;
     }
     if (ply > 39) {
@@ -275,12 +276,12 @@ test('a review shows solved values as results, the axis, the phase change and th
   const row = page.locator('.graph-text tbody tr').nth(38);
   assert.match(await row.innerText(), /a draw, solved for this board/);
   assert.match(await row.innerText(), /50 %/);
-  assert.match(await page.locator('.graph-text tbody tr').nth(39).innerText(), /a win within \d+ plies, proved under the house rules/);
+  assert.match(await page.locator('.graph-text tbody tr').nth(39).innerText(), /a win within \d+ plies, proved under the house rules \(the tablebase says a win in \d+ plies for this board; the repetition rule makes it sooner\)/);
   // The cursor follows the move list.
   await page.getByRole('button', { name: /^Ply 40: c5-b5/ }).click();
   const cursor = await page.locator('#eval-graph .graph-cursor').getAttribute('visibility');
   assert.equal(cursor, 'visible');
-  assert.match(await text(page, '#review-comment'), /before it a draw, solved for this board; after it a loss within \d+ plies, proved under the house rules\. A blunder, 50 points given away/);
+  assert.match(await text(page, '#review-comment'), /before it a draw, solved for this board; after it a loss within \d+ plies, proved under the house rules \(the tablebase says a loss in \d+ plies for this board; the repetition rule makes it sooner\)\. A blunder, 50 points given away/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'review-solved');
   assert.deepEqual(await seriousViolations(page), []);

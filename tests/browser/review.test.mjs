@@ -90,3 +90,28 @@ test('learn from your mistakes takes a side\'s marked moves and judges an answer
   assert.equal(judge(legal, 'c1-d1', 'c1-d1', 'goats').verdict, 'played');
   assert.equal(judge(legal.slice(0, 1).concat(legal.slice(2)), 'c1-d1', 'b2-b1', 'goats').verdict, 'worse');
 });
+
+test('a proved value that differs from the tablebase\'s names both', async () => {
+  const { valueText } = await import('../../static/words.js');
+  const { flip } = await import('../../static/review.js');
+  const { setLang } = await import('../../static/i18n.js');
+  const { actions } = fixture('http.game_analysis');
+  const d1 = actions.find((/** @type {{action: string}} */ a) => a.action === 'd1');
+  assert.equal(
+    valueText(d1.after, 'goats'),
+    'a loss within 22 plies, proved under the house rules (the tablebase says a loss in 28 plies for this board; the repetition rule makes it sooner)',
+  );
+  // Seen from the tigers: both values turn over.
+  assert.equal(
+    valueText(flip(d1.after), 'tigers'),
+    'a win within 22 plies, proved under the house rules (the tablebase says a win in 28 plies for this board; the repetition rule makes it sooner)',
+  );
+  // A proved value like the tablebase's says nothing more.
+  assert.equal(valueText({ kind: 'proved', result: 'win', plies: 7 }, 'tigers'), 'a win within 7 plies, proved under the house rules');
+  setLang('ne');
+  try {
+    assert.match(valueText(d1.after, 'goats'), /तालिका/);
+  } finally {
+    setLang('en');
+  }
+});

@@ -4,7 +4,10 @@
 //! seeded games, for each node budget.
 //!
 //! `cargo bench -p baghchal-engine --bench analysis_board [-- NODES ...]`
-//! (default: 100000, the server's budget).
+//! (default: 100000, the server's budget). With `BAGHCHAL_TABLEBASE`
+//! naming the tablebase file the engine probes it, as the server's does,
+//! and proves the tablebase's wins and losses under the house rules
+//! within `BAGHCHAL_PROOF_NODES` nodes each (default: the engine's).
 
 use std::time::Instant;
 
@@ -40,7 +43,17 @@ fn main() {
     } else {
         budgets
     };
-    let engine = Engine::new();
+    let mut engine = Engine::new();
+    if let Ok(path) = std::env::var("BAGHCHAL_TABLEBASE") {
+        let tablebase = baghchal_tablebase::Tablebase::load(path.as_ref()).expect("a tablebase");
+        engine = Engine::with_tablebase(std::sync::Arc::new(tablebase));
+    }
+    if let Some(nodes) = std::env::var("BAGHCHAL_PROOF_NODES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        engine = engine.with_proof_nodes(nodes);
+    }
     let positions = sample(&engine);
     println!("{} positions", positions.len());
     println!("nodes     median_ms  p90_ms  max_ms");

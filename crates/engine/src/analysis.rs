@@ -9,8 +9,17 @@ use std::fmt;
 use baghchal_rules::{Action, Game, Phase, Position, Rules, Side};
 use baghchal_tablebase::Wdl;
 
+use crate::proof::Prover;
 use crate::search::{WIN, WON};
 use crate::Engine;
+
+/// The longest win or loss, in plies, that a proof under the house rules
+/// is looked for.
+const PROOF_DEPTH: u16 = 40;
+
+/// How much longer than the tablebase's distance a proof is looked for
+/// where a recorded position lies on the winner's route.
+const DETOUR: u16 = 8;
 
 /// What a position is worth to one side.
 ///
@@ -136,6 +145,10 @@ pub struct Judgement {
     pub value: Value,
     /// What kind of value it is.
     pub source: Source,
+    /// The tablebase's value for the board, where a proof under the house
+    /// rules differs from it (the repetition rule makes a loss come
+    /// sooner, or a recorded position makes the winner go round it).
+    pub solved: Option<Value>,
     /// The engine's preferred action; `None` once the game is over.
     pub best: Option<Action>,
 }
@@ -154,10 +167,16 @@ pub struct ActionAnalysis {
     pub before: Value,
     /// What kind of value `before` is.
     pub before_source: Source,
+    /// The tablebase's value of the position before, where `before` is
+    /// proved under the house rules and differs from it.
+    pub before_solved: Option<Value>,
     /// The value for the mover after the action.
     pub after: Value,
     /// What kind of value `after` is.
     pub after_source: Source,
+    /// The tablebase's value for the mover after the action, where
+    /// `after` is proved under the house rules and differs from it.
+    pub after_solved: Option<Value>,
     /// The engine's preferred action in the position before (it may be the
     /// one played).
     pub best: Action,
@@ -181,8 +200,10 @@ impl ActionAnalysis {
     ///     action: "b2-c3".parse().unwrap(),
     ///     before: Value::Draw,
     ///     before_source: Source::Solved,
+    ///     before_solved: None,
     ///     after: Value::Loss { plies: 12 },
     ///     after_source: Source::Proved,
+    ///     after_solved: None,
     ///     best: "b2-b1".parse().unwrap(),
     /// };
     /// assert_eq!(turned.lost(), 50);
@@ -237,8 +258,10 @@ impl Engine {
                     action,
                     before: before.value,
                     before_source: before.source,
+                    before_solved: before.solved,
                     after: after.value.flip(),
                     after_source: after.source,
+                    after_solved: after.solved.map(Value::flip),
                     best: before.best.unwrap_or(action),
                 }
             })
@@ -262,6 +285,13 @@ impl Engine {
     ///   the record holds none, the repetition rule only takes actions
     ///   from the loser, and the result comes within the distance. A
     ///   tablebase draw is never proved: the repetition rule can end it.
+    ///   A win or a loss is then searched under the house rules, at most
+    ///   40 plies deep, with the position's repetition record (see
+    ///   [`Engine::proof_nodes`]): a shorter result where the tablebase's
+    ///   holds, the result at all where a recorded position cuts its
+    ///   route. What that proves is [`Source::Proved`] with its own
+    ///   distance, and the tablebase's value in [`Judgement::solved`]
+    ///   where the two differ.
     /// - A position each of whose actions ends the game or reaches the
     ///   tablebase (the goats' last placement): the best of those values.
     /// - Elsewhere a search of at most `nodes` nodes: a win or a loss it
@@ -288,26 +318,25 @@ impl Engine {
             return Judgement {
                 value,
                 source: Source::Rules,
+                solved: None,
                 best: None,
             };
         }
         if let Some(solved) = self.solved(position) {
-            let source = if self.tablebase_holds(position, solved, history, None) {
-                Source::Proved
-            } else {
-                Source::Solved
-            };
-            let best = self.best_by_tablebase(position);
+            let holds = self.tablebase_holds(position, solved, history, None);
+            let known = self.under_house_rules(position, solved, holds);
+            let best = known.action.or_else(|| self.best_by_tablebase(position));
             return Judgement {
-                value: solved,
-                source,
+                value: known.value,
+                source: known.source,
+                solved: known.solved,
                 best,
             };
         }
         let successors = self.known_actions(position, history);
         if let Some(values) = successors
             .iter()
-            .map(|(a, v)| v.map(|(value, source)| (*a, value, source)))
+            .map(|(a, v)| v.map(|known| (*a, known)))
             .collect::<Option<Vec<_>>>()
         {
             if let Some(judged) = best_of(&values) {
@@ -318,7 +347,60 @@ impl Engine {
         Judgement {
             value: best.value,
             source: searched(best.value),
+            solved: None,
             best: Some(best.action),
+        }
+    }
+
+    /// The tablebase's win or loss `solved` of `position` under the house
+    /// rules: a proof search (see [`crate::proof`]) with the position's
+    /// repetition record, within [`Engine::proof_nodes`] nodes, for a distance of
+    /// at most [`PROOF_DEPTH`] plies. Where the tablebase's result
+    /// `holds` (see [`Engine::judge`]) it looks for a shorter one;
+    /// where a recorded position lies on the winner's route, for one at
+    /// most [`DETOUR`] plies longer. Without a proof, the tablebase's
+    /// value: proved where it holds, else solved.
+    fn under_house_rules(&self, position: &Position, solved: Value, holds: bool) -> Known {
+        let unproved = Known {
+            value: solved,
+            source: if holds {
+                Source::Proved
+            } else {
+                Source::Solved
+            },
+            solved: None,
+            action: None,
+        };
+        let (winner, distance) = match solved {
+            Value::Win { plies } => (position.side_to_move(), plies),
+            Value::Loss { plies } => (position.side_to_move().other(), plies),
+            _ => return unproved,
+        };
+        let most = if holds {
+            match distance.checked_sub(2) {
+                Some(most) => most,
+                None => return unproved,
+            }
+        } else {
+            distance.saturating_add(DETOUR)
+        };
+        if most > PROOF_DEPTH || position.phase() != Phase::Movement {
+            return unproved;
+        }
+        let mut prover = Prover::new(position, self.tablebase(), winner, self.proof_nodes());
+        let Some(proof) = prover.shortest(most) else {
+            return unproved;
+        };
+        let value = if proof.winner == position.side_to_move() {
+            Value::Win { plies: proof.plies }
+        } else {
+            Value::Loss { plies: proof.plies }
+        };
+        Known {
+            value,
+            source: Source::Proved,
+            solved: (value != solved).then_some(solved),
+            action: proof.action,
         }
     }
 
@@ -420,7 +502,7 @@ impl Engine {
         &self,
         position: &Position,
         history: &[Position],
-    ) -> Vec<(Action, Option<(Value, Source)>)> {
+    ) -> Vec<(Action, Option<Known>)> {
         let me = position.side_to_move();
         position
             .legal_actions()
@@ -429,15 +511,21 @@ impl Engine {
                 let mut next = position.clone();
                 next.play_unchecked(action);
                 let value = match next.outcome() {
-                    Some(o) => Some((rules_value(o.winner(), me), Source::Rules)),
+                    Some(o) => Some(Known {
+                        value: rules_value(o.winner(), me),
+                        source: Source::Rules,
+                        solved: None,
+                        action: None,
+                    }),
                     None => self.solved(&next).map(|solved| {
-                        let source = if self.tablebase_holds(&next, solved, history, Some(position))
-                        {
-                            Source::Proved
-                        } else {
-                            Source::Solved
-                        };
-                        (one_ply_earlier(solved.flip()), source)
+                        let holds = self.tablebase_holds(&next, solved, history, Some(position));
+                        let known = self.under_house_rules(&next, solved, holds);
+                        Known {
+                            value: one_ply_earlier(known.value.flip()),
+                            source: known.source,
+                            solved: known.solved.map(|v| one_ply_earlier(v.flip())),
+                            action: None,
+                        }
                     }),
                 };
                 (action, value)
@@ -479,20 +567,33 @@ fn rules_value(winner: Option<Side>, me: Side) -> Value {
 /// A position's judgement from the values of all its actions: the best
 /// value, proved where the proved values alone settle it (a proved win,
 /// or every action proved), else solved. `None` without an action.
-fn best_of(values: &[(Action, Value, Source)]) -> Option<Judgement> {
-    let &(action, value, source) = values.iter().max_by_key(|v| v.1)?;
+fn best_of(values: &[(Action, Known)]) -> Option<Judgement> {
+    let &(action, best) = values.iter().max_by_key(|v| v.1.value)?;
     let proved = |s: Source| matches!(s, Source::Proved | Source::Rules);
-    let settled = (matches!(value, Value::Win { .. }) && proved(source))
-        || values.iter().all(|v| proved(v.2));
+    let settled = (matches!(best.value, Value::Win { .. }) && proved(best.source))
+        || values.iter().all(|v| proved(v.1.source));
     Some(Judgement {
-        value,
+        value: best.value,
         source: if settled {
             Source::Proved
         } else {
             Source::Solved
         },
+        solved: None,
         best: Some(action),
     })
+}
+
+/// A value known without a search of the position itself: the rules',
+/// the tablebase's, or a proof's.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Known {
+    value: Value,
+    source: Source,
+    /// The tablebase's value where a proof differs from it.
+    solved: Option<Value>,
+    /// A proof's first action for the winner to move.
+    action: Option<Action>,
 }
 
 /// A legal action with what playing it is worth to the side to move.
@@ -505,6 +606,9 @@ pub struct ActionValue {
     pub value: Value,
     /// What kind of value it is.
     pub source: Source,
+    /// The tablebase's value of the action, where `value` is proved under
+    /// the house rules and differs from it.
+    pub solved: Option<Value>,
 }
 
 impl Engine {
@@ -554,20 +658,23 @@ impl Engine {
             let scored = self.score_actions(position, nodes);
             for (action, value) in &mut known {
                 if value.is_none() {
-                    *value = scored
-                        .iter()
-                        .find(|s| s.action == *action)
-                        .map(|s| (s.value, searched(s.value)));
+                    *value = scored.iter().find(|s| s.action == *action).map(|s| Known {
+                        value: s.value,
+                        source: searched(s.value),
+                        solved: None,
+                        action: None,
+                    });
                 }
             }
         }
         let mut values: Vec<ActionValue> = known
             .into_iter()
-            .filter_map(|(action, value)| {
-                value.map(|(value, source)| ActionValue {
+            .filter_map(|(action, known)| {
+                known.map(|known| ActionValue {
                     action,
-                    value,
-                    source,
+                    value: known.value,
+                    source: known.source,
+                    solved: known.solved,
                 })
             })
             .collect();

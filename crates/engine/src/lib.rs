@@ -38,6 +38,7 @@ mod board;
 mod book;
 pub mod chance;
 mod eval;
+mod proof;
 pub mod protocol;
 pub mod puzzle;
 mod puzzle_placement;
@@ -136,7 +137,15 @@ pub struct Engine {
     /// The top level places its goats without the material guard (to
     /// measure what the guard changes).
     unguarded: bool,
+    /// The nodes a proof under the house rules may search for one
+    /// position; `None`: [`PROOF_NODES`].
+    proof_nodes: Option<u64>,
 }
+
+/// The nodes a proof under the house rules may search for one position
+/// of a review or an analysis (see [`Engine::judge`]), unless
+/// [`Engine::with_proof_nodes`] says otherwise.
+pub const PROOF_NODES: u64 = 20_000;
 
 /// An action with the search's score for the side to move, in thousandths
 /// of a goat (see [`Value`] for won and lost scores).
@@ -198,6 +207,20 @@ impl Engine {
             unguarded: true,
             ..self
         }
+    }
+
+    /// This engine with `nodes` as the bound of each proof under the house
+    /// rules (see [`Engine::judge`]) in place of [`PROOF_NODES`].
+    pub fn with_proof_nodes(self, nodes: u64) -> Engine {
+        Engine {
+            proof_nodes: Some(nodes),
+            ..self
+        }
+    }
+
+    /// The bound of each proof under the house rules, in nodes.
+    pub fn proof_nodes(&self) -> u64 {
+        self.proof_nodes.unwrap_or(PROOF_NODES)
     }
 
     /// The placement book the levels that play one consult.

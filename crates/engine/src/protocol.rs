@@ -162,7 +162,16 @@ impl Session {
         if judged.value == Value::Draw {
             return format!("value {kind} draw");
         }
-        format!("value {kind} {result} {plies}")
+        match judged.solved {
+            Some(Value::Win { plies: solved }) => {
+                format!("value {kind} {result} {plies} solved win {solved}")
+            }
+            Some(Value::Loss { plies: solved }) => {
+                format!("value {kind} {result} {plies} solved loss {solved}")
+            }
+            Some(Value::Draw) => format!("value {kind} {result} {plies} solved draw"),
+            Some(Value::Score(_)) | None => format!("value {kind} {result} {plies}"),
+        }
     }
 
     fn go(&self) -> String {

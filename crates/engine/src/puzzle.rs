@@ -365,8 +365,10 @@ impl Engine {
                     action,
                     before: before.value,
                     before_source: before.source,
+                    before_solved: before.solved,
                     after: judged.value.flip(),
                     after_source: judged.source,
+                    after_solved: judged.solved.map(Value::flip),
                     best: before.best.unwrap_or(action),
                 };
                 if analysis.lost() < BLUNDER_POINTS {

@@ -41,7 +41,10 @@ fn every_movement_phase_action_takes_the_tablebase_value_of_where_it_leads() {
                         Value::Loss { plies } => Value::Win { plies: plies + 1 },
                         other => other,
                     };
-                    assert_eq!(value.value, expected, "{text} {}", value.action);
+                    // A proof under the house rules may shorten it, and
+                    // then names the tablebase's value beside its own.
+                    let solved = value.solved.unwrap_or(value.value);
+                    assert_eq!(solved, expected, "{text} {}", value.action);
                     if expected == Value::Draw {
                         draws += 1;
                         assert_eq!(value.source, Source::Solved, "{text} {}", value.action);
@@ -72,41 +75,50 @@ fn play_out(engine: &Engine, game: &mut Game) {
 
 #[test]
 #[ignore = "needs the built tablebase named by BAGHCHAL_TABLEBASE"]
-fn a_tablebase_loss_the_repetition_rule_shortens_is_proved_within_its_distance_not_exact() {
+fn a_tablebase_loss_the_repetition_rule_shortens_is_proved_shorter_under_the_house_rules() {
     // An outside check found the goats' e3-e2 served as an exact `loss
     // 28` while the tigers, playing the server's best actions, won in 23
     // under the house rules: the repetition rule took the goats' longest
     // defence away.
-    let engine = engine();
     let text = "GGGTG/GGTGG/GGGGG/.T.T./GGG.G g 0 3 48";
     let start = Position::from_text(text, Rules::default()).unwrap();
     let e3e2 = "e3-e2".parse().unwrap();
-    let value = engine
-        .value_actions(&start, 20_000)
-        .into_iter()
-        .find(|v| v.action == e3e2)
-        .expect("e3-e2 is legal");
-    assert_eq!(value.value, Value::Loss { plies: 28 });
-    // Nothing recorded lies on the tigers' route, so the loss holds under
-    // the house rules, but only as an upper bound on its distance.
+    let value_of = |engine: &Engine| {
+        engine
+            .value_actions(&start, 20_000)
+            .into_iter()
+            .find(|v| v.action == e3e2)
+            .expect("e3-e2 is legal")
+    };
+    // Within a review's bound of proof nodes the proof under the house
+    // rules finds the loss sooner, and names the tablebase's value beside
+    // it.
+    let engine = engine();
+    let value = value_of(&engine);
+    assert_eq!(value.value, Value::Loss { plies: 22 });
     assert_eq!(value.source, Source::Proved);
-    let mut game = Game::from_position(start);
+    assert_eq!(value.solved, Some(Value::Loss { plies: 28 }));
+    // Without the proof, nothing recorded lies on the tigers' route, so
+    // the tablebase's loss holds as an upper bound on its distance.
+    let value = value_of(&engine.clone().with_proof_nodes(0));
+    assert_eq!(value.value, Value::Loss { plies: 28 });
+    assert_eq!(value.source, Source::Proved);
+    assert_eq!(value.solved, None);
+    let deep = engine.clone();
+    let mut game = Game::from_position(start.clone());
     game.play(e3e2).unwrap();
-    let judged = engine.judge(
-        game.position(),
-        &[Position::from_text(text, Rules::default()).unwrap()],
-        20_000,
-    );
-    assert_eq!(judged.value, Value::Win { plies: 27 });
+    let judged = deep.judge(game.position(), std::slice::from_ref(&start), 20_000);
+    assert_eq!(judged.value, Value::Win { plies: 21 });
     assert_eq!(judged.source, Source::Proved);
+    assert_eq!(judged.solved, Some(Value::Win { plies: 27 }));
+    // The top level, playing on, wins within the tablebase's distance.
     play_out(&engine, &mut game);
     let outcome = game.outcome().expect("the game ended");
     assert_eq!(outcome.winner(), Some(Side::Tiger), "{}", game.record());
     let plies = game.actions().len();
     assert!(plies <= 28, "the loss came within 28 plies, not in {plies}");
-    // The review of that game names each value's kind, and shows the
-    // distance as an upper bound wherever the game's record could shorten
-    // it: never a solved value where the tablebase's result was cut short.
+    // The review of that game names each value's kind: never an estimate
+    // in the movement phase, and the goats' proved values are losses.
     for review in engine.analyse(&game, 20_000) {
         assert!(
             review.after_source != Source::Search,
@@ -114,6 +126,10 @@ fn a_tablebase_loss_the_repetition_rule_shortens_is_proved_within_its_distance_n
         );
         if review.side == Side::Goat && review.after_source == Source::Proved {
             assert!(matches!(review.after, Value::Loss { .. }), "{review:?}");
+        }
+        if let Some(solved) = review.after_solved {
+            assert_eq!(review.after_source, Source::Proved, "{review:?}");
+            assert_ne!(solved, review.after, "{review:?}");
         }
     }
 }

@@ -442,6 +442,12 @@ pub enum Evaluation {
         result: Outcome,
         /// The most plies the result takes.
         plies: u16,
+        /// The tablebase's result for the board, where it differs from
+        /// the proved one (the repetition rule makes a loss come sooner,
+        /// or makes the winner go round a recorded position); absent
+        /// otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        solved: Option<SolvedValue>,
     },
     /// A search's estimate, where nothing is solved or proved.
     Estimate {
@@ -453,6 +459,17 @@ pub enum Evaluation {
         /// (a captured goat is 1000).
         score: i32,
     },
+}
+
+/// The tablebase's result for a board and its side to move, beside a
+/// proved value that differs from it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct SolvedValue {
+    /// The result for the side with best play, ignoring the repetition
+    /// record.
+    pub result: Outcome,
+    /// Plies to the result with best play (0 for a draw).
+    pub plies: u16,
 }
 
 /// A game notation the server reads and writes (see `docs/notation.md`).

@@ -612,7 +612,11 @@ fn examples() -> Vec<Example> {
                         },
                         after: Evaluation::Proved {
                             result: Outcome::Loss,
-                            plies: 28,
+                            plies: 22,
+                            solved: Some(SolvedValue {
+                                result: Outcome::Loss,
+                                plies: 28,
+                            }),
                         },
                         best: "e2".into(),
                         lost: 50,
@@ -624,6 +628,7 @@ fn examples() -> Vec<Example> {
                         before: Evaluation::Proved {
                             result: Outcome::Win,
                             plies: 7,
+                            solved: None,
                         },
                         after: Evaluation::Solved {
                             result: Outcome::Draw,

@@ -53,8 +53,8 @@ impl Bot for Engine {
                 ply: a.ply,
                 side: baghchal_table::names::side_to_wire(a.side),
                 action: a.action.to_string(),
-                before: evaluation(a.before, a.before_source, a.side),
-                after: evaluation(a.after, a.after_source, a.side),
+                before: evaluation(a.before, a.before_source, a.before_solved, a.side),
+                after: evaluation(a.after, a.after_source, a.after_solved, a.side),
                 best: a.best.to_string(),
                 lost: a.lost(),
             })
@@ -68,15 +68,26 @@ impl Bot for Engine {
             .into_iter()
             .map(|v| wire::ActionValue {
                 action: v.action.to_string(),
-                evaluation: evaluation(v.value, v.source, side),
+                evaluation: evaluation(v.value, v.source, v.solved, side),
             })
             .collect();
         Some(values)
     }
 }
 
-/// A value for `side` on the wire, naming its kind.
-fn evaluation(value: Value, source: Source, side: Side) -> wire::Evaluation {
+/// A result and its distance on the wire; `None` for a score.
+fn result_of(value: Value) -> Option<(wire::Outcome, u16)> {
+    match value {
+        Value::Win { plies } => Some((wire::Outcome::Win, plies)),
+        Value::Loss { plies } => Some((wire::Outcome::Loss, plies)),
+        Value::Draw => Some((wire::Outcome::Draw, 0)),
+        Value::Score(_) => None,
+    }
+}
+
+/// A value for `side` on the wire, naming its kind, with the tablebase's
+/// value `solved` where a proved value differs from it.
+fn evaluation(value: Value, source: Source, solved: Option<Value>, side: Side) -> wire::Evaluation {
     let (result, plies) = match value {
         Value::Win { plies } => (wire::Outcome::Win, plies),
         Value::Loss { plies } => (wire::Outcome::Loss, plies),
@@ -96,7 +107,13 @@ fn evaluation(value: Value, source: Source, side: Side) -> wire::Evaluation {
         Source::Rules => wire::Evaluation::Over { result },
         Source::Solved => wire::Evaluation::Solved { result, plies },
         // A search's value is a score; a proved draw is not made.
-        Source::Proved | Source::Search => wire::Evaluation::Proved { result, plies },
+        Source::Proved | Source::Search => wire::Evaluation::Proved {
+            result,
+            plies,
+            solved: solved
+                .and_then(result_of)
+                .map(|(result, plies)| wire::SolvedValue { result, plies }),
+        },
     }
 }
 

@@ -22,9 +22,17 @@ fn flip(value: Evaluation) -> Evaluation {
             result: other(result),
             plies,
         },
-        Evaluation::Proved { result, plies } => Evaluation::Proved {
+        Evaluation::Proved {
+            result,
+            plies,
+            solved,
+        } => Evaluation::Proved {
             result: other(result),
             plies,
+            solved: solved.map(|s| baghchal_protocol::SolvedValue {
+                result: other(s.result),
+                plies: s.plies,
+            }),
         },
         Evaluation::Estimate {
             goats_percent,
