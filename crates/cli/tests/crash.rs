@@ -332,25 +332,7 @@ async fn crash_and_recover(database_url: &str) {
 /// The (game, board) of each row of `games` of `table`.
 async fn game_rows(database_url: &str, table: &str) -> Vec<(i64, i64)> {
     let sql = "SELECT game, board FROM games WHERE table_id = $1";
-    if database_url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(database_url).await.unwrap();
-        let rows = sqlx::query_as(sql)
-            .bind(table)
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-        rows
-    } else {
-        let pool = sqlx::PgPool::connect(database_url).await.unwrap();
-        let rows = sqlx::query_as(sql)
-            .bind(table)
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-        rows
-    }
+    support::table_rows(database_url, sql, table).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

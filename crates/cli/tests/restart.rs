@@ -59,25 +59,7 @@ async fn play(ws: &mut Ws, id: &str, action: &str, version: u64) -> GameState {
 /// `table`, by version.
 async fn events(database_url: &str, table: &str) -> Vec<(i64, String, i64)> {
     let sql = "SELECT version, kind, created_at FROM events WHERE table_id = $1 ORDER BY version";
-    if database_url.starts_with("sqlite:") {
-        let pool = sqlx::SqlitePool::connect(database_url).await.unwrap();
-        let rows = sqlx::query_as(sql)
-            .bind(table)
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-        rows
-    } else {
-        let pool = sqlx::PgPool::connect(database_url).await.unwrap();
-        let rows = sqlx::query_as(sql)
-            .bind(table)
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-        rows
-    }
+    support::table_rows(database_url, sql, table).await
 }
 
 /// Stops the server with SIGTERM and waits for it to exit.

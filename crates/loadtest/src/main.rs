@@ -31,6 +31,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 mod csv;
+mod limits;
 mod server;
 mod stages;
 mod stats;
@@ -164,7 +165,7 @@ fn main() -> anyhow::Result<()> {
         bail!("--tables, --concurrency and --threads must be at least 1");
     }
     let sockets = args.tables * (2 + u64::from(args.spectators));
-    raise_open_file_limit(sockets)?;
+    limits::raise_open_file_limit(sockets)?;
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.threads)
         .enable_all()
@@ -665,28 +666,6 @@ impl Cpu {
             machine_busy: delta(self.machine_busy, before.machine_busy),
         }
     }
-}
-
-/// Raises the open-file limit to fit `sockets` websockets and some more.
-fn raise_open_file_limit(sockets: u64) -> anyhow::Result<()> {
-    use rlimit::Resource;
-    let wanted = sockets + 1024;
-    let (soft, hard) = Resource::NOFILE
-        .get()
-        .context("reading the open-file limit")?;
-    if soft >= wanted {
-        return Ok(());
-    }
-    // Raising the hard limit needs privileges; try, then settle for it.
-    if Resource::NOFILE.set(wanted, hard.max(wanted)).is_err() {
-        Resource::NOFILE
-            .set(hard, hard)
-            .context("raising the open-file limit")?;
-        if hard < wanted {
-            eprintln!("warning: the open-file limit is {hard}; {wanted} descriptors are wanted");
-        }
-    }
-    Ok(())
 }
 
 /// Parses `30`, `30s`, `500ms`, `2m`.

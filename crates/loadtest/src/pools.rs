@@ -27,6 +27,8 @@ use futures_util::future::join_all;
 use tokio::sync::{Barrier, Semaphore};
 use tokio::time::Instant;
 
+mod limits;
+
 /// The wave period the server runs each pool with.
 const WAVE_PERIOD: Duration = Duration::from_secs(2);
 
@@ -85,7 +87,7 @@ async fn main() -> anyhow::Result<()> {
     if args.url.is_empty() || args.players < 2 {
         bail!("give at least one --url and two players");
     }
-    raise_open_file_limit(args.players as u64 * 2)?;
+    limits::raise_open_file_limit(args.players as u64 * 2)?;
     let http = reqwest::Client::builder()
         .pool_idle_timeout(Duration::from_secs(30))
         .build()
@@ -382,25 +384,4 @@ impl Channel {
             }
         }
     }
-}
-
-/// Raises the open-file limit to fit `sockets` and some more.
-fn raise_open_file_limit(sockets: u64) -> anyhow::Result<()> {
-    use rlimit::Resource;
-    let wanted = sockets + 1024;
-    let (soft, hard) = Resource::NOFILE
-        .get()
-        .context("reading the open-file limit")?;
-    if soft >= wanted {
-        return Ok(());
-    }
-    if Resource::NOFILE.set(wanted, hard.max(wanted)).is_err() {
-        Resource::NOFILE
-            .set(hard, hard)
-            .context("raising the open-file limit")?;
-        if hard < wanted {
-            eprintln!("warning: the open-file limit is {hard}; {wanted} descriptors are wanted");
-        }
-    }
-    Ok(())
 }

@@ -211,3 +211,33 @@ pub fn unique(prefix: &str) -> String {
     getrandom::fill(&mut bytes).unwrap();
     format!("{prefix}{:016x}", u64::from_le_bytes(bytes))
 }
+
+/// The rows `sql`, whose one parameter is a table's id, selects from the
+/// database at `database_url`, SQLite or PostgreSQL.
+pub async fn table_rows<T>(database_url: &str, sql: &str, table: &str) -> Vec<T>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+        + Send
+        + Unpin,
+{
+    if database_url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(database_url).await.unwrap();
+        let rows = sqlx::query_as(sql)
+            .bind(table)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        rows
+    } else {
+        let pool = sqlx::PgPool::connect(database_url).await.unwrap();
+        let rows = sqlx::query_as(sql)
+            .bind(table)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        rows
+    }
+}
