@@ -556,7 +556,7 @@ fn searched(value: Value) -> Source {
 }
 
 /// The value of an action that ends the game with `winner`, for `me`.
-fn rules_value(winner: Option<Side>, me: Side) -> Value {
+pub(crate) fn rules_value(winner: Option<Side>, me: Side) -> Value {
     match winner {
         None => Value::Draw,
         Some(w) if w == me => Value::Win { plies: 1 },
@@ -684,7 +684,7 @@ impl Engine {
 }
 
 /// A value seen one ply further from its result.
-fn one_ply_earlier(value: Value) -> Value {
+pub(crate) fn one_ply_earlier(value: Value) -> Value {
     match value {
         Value::Win { plies } => Value::Win { plies: plies + 1 },
         Value::Loss { plies } => Value::Loss { plies: plies + 1 },

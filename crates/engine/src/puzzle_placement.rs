@@ -11,6 +11,7 @@
 
 use baghchal_rules::{Action, Phase, Position, Rules, Side};
 
+use crate::analysis::{one_ply_earlier, rules_value};
 use crate::{Engine, Value};
 
 /// The most plies before the movement phase from which a position is
@@ -70,16 +71,8 @@ impl Engine {
                 let mut next = position.clone();
                 next.play_unchecked(action);
                 let value = match next.outcome() {
-                    Some(o) => match o.winner() {
-                        None => Value::Draw,
-                        Some(w) if w == me => Value::Win { plies: 1 },
-                        Some(_) => Value::Loss { plies: 1 },
-                    },
-                    None => match self.exact(&next)?.flip() {
-                        Value::Win { plies } => Value::Win { plies: plies + 1 },
-                        Value::Loss { plies } => Value::Loss { plies: plies + 1 },
-                        other => other,
-                    },
+                    Some(o) => rules_value(o.winner(), me),
+                    None => one_ply_earlier(self.exact(&next)?.flip()),
                 };
                 Some((action, value))
             })
