@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, Connection, OpenFlags};
+use rusqlite::{params, Connection, OpenFlags, Statement};
 use tokio::sync::mpsc;
 
 use super::games::INSERT_GAME;
@@ -78,17 +78,18 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
 /// frames committed meanwhile itself, between two batches: with all of the
 /// WAL in the database file, the next commit starts the WAL over.
 pub(super) fn run(
-    mut conn: Connection,
+    conn: Connection,
     mut queue: mpsc::Receiver<Job>,
     answers: mpsc::UnboundedSender<Answers>,
     copied: &AtomicBool,
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
+    let mut held = None;
     while let Some(job) = queue.blocking_recv() {
         let Some(started) = gather(job, &mut queue, &mut batch) else {
             continue;
         };
-        let answered: Answers = match commit(&mut conn, &batch) {
+        let answered: Answers = match commit(&conn, &mut held, &batch) {
             Ok(()) => {
                 let ended = Instant::now();
                 committed(&batch, started, ended);
@@ -107,7 +108,7 @@ pub(super) fn run(
                 batch
                     .drain(..)
                     .map(|append| {
-                        let result = commit(&mut conn, std::slice::from_ref(&append))
+                        let result = commit(&conn, &mut held, std::slice::from_ref(&append))
                             .map(|()| Instant::now());
                         (append.done, result)
                     })
@@ -123,19 +124,50 @@ pub(super) fn run(
     }
 }
 
+/// The statements of every batch, prepared once for the writer's life.
+/// (Through rusqlite's statement cache each was looked up, and put back,
+/// for every batch: some 4,000 instructions an action.)
+struct Held<'c> {
+    begin: Statement<'c>,
+    commit: Statement<'c>,
+    insert: Statement<'c>,
+    activate: Statement<'c>,
+}
+
+impl<'c> Held<'c> {
+    fn prepare(conn: &'c Connection) -> Result<Self, StorageError> {
+        Ok(Self {
+            begin: conn.prepare("BEGIN IMMEDIATE")?,
+            commit: conn.prepare("COMMIT")?,
+            insert: conn.prepare(
+                "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
+                 created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?,
+            activate: conn
+                .prepare("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?,
+        })
+    }
+}
+
 /// Stores `batch` in one transaction: every event, the rows of the games
 /// they ended, then each table's `active` flag as its last append left it.
-///
-/// The transaction's `BEGIN IMMEDIATE` and `COMMIT` are statements
-/// prepared once, like the inserts: run through `execute_batch` (as
-/// rusqlite's `Transaction` does) each was parsed again for every batch.
-fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
+/// The statements are prepared at the first batch (`held`), and again at
+/// the next one if that failed.
+fn commit<'c>(
+    conn: &'c Connection,
+    held: &mut Option<Held<'c>>,
+    batch: &[Append],
+) -> Result<(), StorageError> {
     if batch.iter().any(|append| append.epoch.is_some()) {
         return Err(StorageError::NeedsPostgres);
     }
-    conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-    let written = write(conn, batch).and_then(|()| {
-        conn.prepare_cached("COMMIT")?.execute([])?;
+    let statements = match held {
+        Some(statements) => statements,
+        None => held.insert(Held::prepare(conn)?),
+    };
+    statements.begin.execute([])?;
+    let written = write(conn, statements, batch).and_then(|()| {
+        statements.commit.execute([])?;
         Ok(())
     });
     if written.is_err() && !conn.is_autocommit() {
@@ -148,13 +180,10 @@ fn commit(conn: &mut Connection, batch: &[Append]) -> Result<(), StorageError> {
 }
 
 /// The statements of [`commit`]'s transaction.
-fn write(tx: &Connection, batch: &[Append]) -> Result<(), StorageError> {
+fn write(tx: &Connection, held: &mut Held<'_>, batch: &[Append]) -> Result<(), StorageError> {
     let mut active: HashMap<&str, bool> = HashMap::with_capacity(batch.len());
     {
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
-             created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?;
+        let insert = &mut held.insert;
         for append in batch {
             for event in &append.events {
                 insert.execute(params![
@@ -205,10 +234,8 @@ fn write(tx: &Connection, batch: &[Append]) -> Result<(), StorageError> {
                 }
             }
         }
-        let mut update =
-            tx.prepare_cached("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?;
         for (table, active) in active {
-            update.execute(params![i64::from(active), table])?;
+            held.activate.execute(params![i64::from(active), table])?;
         }
     }
     Ok(())
