@@ -374,11 +374,14 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     // The first tick comes at once: the trace starts as play starts.
     let mut rss_trace: Vec<(f64, u64)> = Vec::new();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut done_playing = Vec::new();
     loop {
         tokio::select! {
             joined = playing.join_next() => {
-                if joined.is_none() {
-                    break;
+                match joined {
+                    None => break,
+                    Some(Ok(Some(table))) => done_playing.push(table),
+                    Some(_) => {}
                 }
             }
             _ = tick.tick() => {
@@ -411,6 +414,9 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
             Some(before) => after.since(before),
             None => after,
         });
+    // Every table's sockets close together, once play is over everywhere.
+    let mut closing: JoinSet<()> = done_playing.into_iter().map(Table::close).collect();
+    while closing.join_next().await.is_some() {}
     if let Some(process) = started {
         process.stop().await;
     }

@@ -166,9 +166,19 @@ impl Table {
     }
 
     /// Plays random legal games, one action at a time, until `stop` turns
-    /// true or the action budget is spent; then closes the sockets.
-    /// Failures are counted in the run's statistics.
-    pub async fn play(mut self, run: Arc<Run>, start: Instant, mut stop: watch::Receiver<bool>) {
+    /// true or the action budget is spent, and returns the table with its
+    /// sockets still open, for [`Table::close`] once every table is done:
+    /// a table that closed its sockets as soon as its own last action came
+    /// back would load the server with closes while the others' last
+    /// actions are still on their way, and their figures would be the
+    /// closes' and not the play's. Failures are counted in the run's
+    /// statistics, and the table is dropped.
+    pub async fn play(
+        mut self,
+        run: Arc<Run>,
+        start: Instant,
+        mut stop: watch::Receiver<bool>,
+    ) -> Option<Self> {
         let mut rng = StdRng::seed_from_u64(table_seed(run.seed, self.index));
         let mut next_at = match run.interval {
             // Spread the tables' first actions over one interval.
@@ -188,19 +198,19 @@ impl Table {
                 frame = self.incoming.next() => {
                     let Some(frame) = frame else {
                         run.stats.record_error("connection closed");
-                        return;
+                        return None;
                     };
                     match self.receive(frame, &run, &mut pending) {
                         Ok(()) => {}
                         Err(e) => {
                             run.stats.record_error(format!("{e:#}"));
-                            return;
+                            return None;
                         }
                     }
                 }
                 _ = sleep_until(deadline.unwrap_or(next_at)), if deadline.is_some() => {
                     run.stats.record_error("timeout");
-                    return;
+                    return None;
                 }
                 _ = sleep_until(next_at), if pending.is_none() && !stopping => {
                     let result = if self.state.result.is_some() {
@@ -215,7 +225,7 @@ impl Table {
                         Ok(p) => pending = Some(p),
                         Err(e) => {
                             run.stats.record_error(format!("{e:#}"));
-                            return;
+                            return None;
                         }
                     }
                     next_at = match run.interval {
@@ -228,7 +238,7 @@ impl Table {
                 }
             }
         }
-        self.close().await;
+        Some(self)
     }
 
     /// Sends a random legal action for the side to move.
@@ -398,7 +408,7 @@ impl Table {
     }
 
     /// Closes every socket politely.
-    async fn close(self) {
+    pub async fn close(self) {
         let mut sinks = self._spectators;
         sinks.push(self.host);
         sinks.push(self.guest);
