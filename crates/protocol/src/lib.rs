@@ -12,6 +12,7 @@
 //! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into(), board: None });
 //! ```
 
+mod event_json;
 mod lobby;
 mod players;
 mod profiles;

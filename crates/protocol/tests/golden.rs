@@ -2001,3 +2001,30 @@ fn an_empty_analysis_request_is_the_house_start_and_unknown_fields_are_refused()
     let bad = r#"{"game":{"format":"sgf","text":""}}"#;
     assert!(serde_json::from_str::<AnalysisRequest>(bad).is_err());
 }
+
+#[test]
+fn every_server_message_fixture_is_written_by_write_json_as_serde_json_writes_it() {
+    let mut events = 0;
+    for entry in std::fs::read_dir(fixtures_dir()).expect("the fixtures") {
+        let path = entry.expect("an entry").path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if !name.starts_with("server.") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let message: ServerMessage = serde_json::from_str(&text).expect(name);
+        events += usize::from(matches!(message, ServerMessage::Event { .. }));
+        let mut written = Vec::new();
+        message.write_json(&mut written).expect("written");
+        let serde = serde_json::to_vec(&message).expect("serialized");
+        assert_eq!(
+            String::from_utf8(written),
+            String::from_utf8(serde),
+            "{name}"
+        );
+    }
+    assert!(events > 10, "only {events} event fixtures");
+}

@@ -26,12 +26,16 @@
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
 //! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
 
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use baghchal_protocol::{CloseCode, ErrorCode};
+
+mod stage_histogram;
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use stage_histogram::StageHistogram;
 
 /// The process's recorder, installed on first use. One process may run
 /// several servers (tests do); they share it.
@@ -43,8 +47,7 @@ pub fn handle() -> &'static PrometheusHandle {
         ];
         let sizes = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
         let builder = PrometheusBuilder::new()
-            .set_buckets_for_metric(Matcher::Full(STAGE_METRIC.into()), &STAGE_BUCKETS)
-            .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &seconds))
+            .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &seconds)
             .and_then(|b| b.set_buckets_for_metric(Matcher::Suffix("_size".into()), &sizes));
         let builder = match builder {
             Ok(builder) => builder,
@@ -70,7 +73,12 @@ pub fn render(tables_open: usize, tablebase: TablebaseGauges) -> String {
     gauge!("baghchal_tables_open").set(tables_open as f64);
     gauge!("baghchal_tablebase_ready").set(if tablebase.ready { 1.0 } else { 0.0 });
     gauge!("baghchal_tablebase_build_progress").set(tablebase.progress);
-    handle.render()
+    let mut text = handle.render();
+    let _ = writeln!(text, "# TYPE {STAGE_METRIC} histogram");
+    for stage in ActionStage::ALL {
+        STAGES[stage as usize].render(STAGE_METRIC, stage.label(), &mut text);
+    }
+    text
 }
 
 /// The tablebase's gauges.
@@ -160,12 +168,11 @@ pub fn committed(events: usize, took: Duration) {
 /// The histogram of the stages of an action's path.
 const STAGE_METRIC: &str = "baghchal_action_stage_seconds";
 
-/// Its buckets: most stages take microseconds, so they start finer than
-/// the other histograms' and go up to the worst tail worth telling apart.
-const STAGE_BUCKETS: [f64; 22] = [
-    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.000_75, 0.001, 0.001_5, 0.002,
-    0.003, 0.005, 0.007_5, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0,
-];
+/// Each stage's histogram, indexed by the stage: outside the `metrics`
+/// recorder, because they are recorded several times an action
+/// (`stage_histogram`).
+static STAGES: [StageHistogram; ActionStage::ALL.len()] =
+    [const { StageHistogram::new() }; ActionStage::ALL.len()];
 
 /// A stage of a player's action's path through a table owned here, in the
 /// order an accepted action goes through them. Their sum is the time from
@@ -224,28 +231,14 @@ impl ActionStage {
 }
 
 /// An action spent `took` in `stage`.
-///
-/// Called several times for every action, so each stage's histogram is
-/// looked up in the recorder once, after the recorder is installed, and
-/// kept.
 pub fn stage(stage: ActionStage, took: Duration) {
-    stage_histogram(stage).record(took.as_secs_f64());
-}
-
-/// The histogram of `stage`, looked up once.
-fn stage_histogram(stage: ActionStage) -> &'static metrics::Histogram {
-    static HISTOGRAMS: OnceLock<[metrics::Histogram; ActionStage::ALL.len()]> = OnceLock::new();
-    let histograms = HISTOGRAMS.get_or_init(|| {
-        handle();
-        ActionStage::ALL.map(|stage| histogram!(STAGE_METRIC, "stage" => stage.label()))
-    });
-    &histograms[stage as usize]
+    STAGES[stage as usize].record(took, 1);
 }
 
 /// The same as [`stage`] `count` times over, in one record.
 pub fn stages(stage: ActionStage, took: Duration, count: usize) {
     if count > 0 {
-        stage_histogram(stage).record_many(took.as_secs_f64(), count);
+        STAGES[stage as usize].record(took, u64::try_from(count).unwrap_or(u64::MAX));
     }
 }
 

@@ -363,7 +363,7 @@ impl Storage {
     }
 
     /// Appends one event at `event.version` and sets whether the table is
-    /// active. It is durable when this returns `Ok`. Appends from every
+    /// active (`None` leaves the flag as it is). It is durable when this returns `Ok`. Appends from every
     /// table go through one writer that commits whatever has queued up in
     /// one transaction (group commit), so that a busy server pays one disk
     /// flush for many events.
@@ -373,7 +373,7 @@ impl Storage {
         &self,
         table: &str,
         event: &Logged,
-        active: bool,
+        active: Option<bool>,
         epoch: Option<u64>,
     ) -> Result<(), StorageError> {
         self.append_events(table, std::slice::from_ref(event), &[], active, epoch)
@@ -383,13 +383,13 @@ impl Storage {
     /// Appends consecutive events of one table in one transaction, with
     /// the rows of the games they ended: all of them are durable when this
     /// returns `Ok`, or none is. A two-board match's rematch is one event
-    /// on each board.
+    /// on each board. `active` sets the table's flag; `None` leaves it.
     pub async fn append_events(
         &self,
         table: &str,
         events: &[Logged],
         games: &[FinishedGame],
-        active: bool,
+        active: Option<bool>,
         epoch: Option<u64>,
     ) -> Result<(), StorageError> {
         if events.is_empty() {

@@ -27,7 +27,8 @@ pub(super) struct Append {
     pub(super) events: Vec<StoredEvent>,
     /// The games these events ended, stored with them.
     pub(super) games: Vec<GameColumns>,
-    pub(super) active: bool,
+    /// The table's `active` flag, or `None` to leave it.
+    pub(super) active: Option<bool>,
     /// The owner's epoch, when the table is owned under a lease: the
     /// append is refused unless it is still the table's epoch.
     pub(super) epoch: Option<u64>,
@@ -191,25 +192,28 @@ pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), Storag
                 // The row lock taken here orders this append against a
                 // takeover, which raises the epoch under the same lock.
                 let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
-                let owned =
-                    sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND epoch = $3")
-                        .bind(i64::from(append.active))
-                        .bind(&append.table)
-                        .bind(epoch)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
+                let owned = sqlx::query(
+                    "UPDATE tables SET active = COALESCE($1, active) WHERE id = $2 AND epoch = $3",
+                )
+                .bind(append.active.map(i64::from))
+                .bind(&append.table)
+                .bind(epoch)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
                 if owned != 1 {
                     return Err(StorageError::Fenced);
                 }
                 epoch
             }
             None => {
-                sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
-                    .bind(i64::from(append.active))
-                    .bind(&append.table)
-                    .execute(&mut *tx)
-                    .await?;
+                if let Some(active) = append.active {
+                    sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
+                        .bind(i64::from(active))
+                        .bind(&append.table)
+                        .execute(&mut *tx)
+                        .await?;
+                }
                 0
             }
         };
@@ -262,18 +266,21 @@ pub(super) async fn append_unowned(pool: &PgPool, ordered: &[&Append]) -> Result
         })
         .map(|(table, event)| Ok((table, event, version_of(table, event)?)))
         .collect::<Result<Vec<(&str, &StoredEvent, i64)>, StorageError>>()?;
-    // Sorted by table, so a table's last append is the last of its run.
+    // Sorted by table, so a table's last append that sets the flag is
+    // the last of its run that does.
     let mut active = Vec::new();
     let mut inactive = Vec::new();
-    for (i, append) in ordered.iter().enumerate() {
-        let last_of_table = ordered
-            .get(i + 1)
-            .is_none_or(|next| next.table != append.table);
+    let setting: Vec<(&str, bool)> = ordered
+        .iter()
+        .filter_map(|append| Some((append.table.as_str(), append.active?)))
+        .collect();
+    for (i, &(table, flag)) in setting.iter().enumerate() {
+        let last_of_table = setting.get(i + 1).is_none_or(|next| next.0 != table);
         if last_of_table {
-            if append.active {
-                active.push(append.table.as_str());
+            if flag {
+                active.push(table);
             } else {
-                inactive.push(append.table.as_str());
+                inactive.push(table);
             }
         }
     }

@@ -60,10 +60,17 @@ impl Table {
             })
             .collect();
         let handed = std::time::Instant::now();
+        let active_changed = (self.active_stored != Some(active)).then_some(active);
         if let Err(e) = self
             .context
             .storage
-            .append_events(&self.id, &logged, &finished, active, self.tenure.epoch)
+            .append_events(
+                &self.id,
+                &logged,
+                &finished,
+                active_changed,
+                self.tenure.epoch,
+            )
             .await
         {
             if matches!(e, StorageError::Fenced) {
@@ -79,6 +86,9 @@ impl Table {
         }
         let stored = std::time::Instant::now();
         crate::stats::stage(ActionStage::Store, stored - handed);
+        if player.is_some() || self.active_stored.is_some() {
+            self.active_stored = Some(active);
+        }
         let mut frames = Vec::with_capacity(events.len());
         for (version, (board, event)) in (first..).zip(events) {
             if let Err(refusal) = self.boards.apply(board, event, at) {

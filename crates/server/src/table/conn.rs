@@ -79,7 +79,7 @@ pub fn encode(message: &wire::ServerMessage) -> Utf8Bytes {
         buffer.clear();
         // Serializing these types cannot fail: no maps with non-string
         // keys, no failing Serialize impls; and serde_json writes UTF-8.
-        let frame = match serde_json::to_writer(&mut *buffer, message) {
+        let frame = match message.write_json(buffer) {
             Ok(()) => {
                 Utf8Bytes::try_from(bytes::Bytes::copy_from_slice(buffer)).unwrap_or_default()
             }

@@ -181,6 +181,7 @@ pub fn spawn(
         context,
         tenure,
         fenced: false,
+        active_stored: None,
         left_alone: false,
     };
     let tasks = table.context.tasks.clone();
@@ -234,6 +235,12 @@ struct Table {
     tenure: Tenure,
     /// The store refused a write: another node owns the table now.
     fenced: bool,
+    /// The `active` flag of the table's row, once this table has stored
+    /// an event that names a player: from then on nothing else changes
+    /// the flag (tables nobody played at expire, `Storage::expire_unplayed`),
+    /// and an append leaves it alone while it is unchanged. `None` until
+    /// then: every append sets it.
+    active_stored: Option<bool>,
     /// The absence last announced in `presence`.
     absent: Option<(Board, Side, Timestamp)>,
     /// No flag falls before this (the grace after loading).

@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use baghchal_protocol::{
-    CreateTable, EndReason, GameRecord, GameResult, Opponent, ServerMessage, Side, TableEvent,
-    TimeControl,
+    ClientMessage, CreateTable, EndReason, GameRecord, GameResult, Opponent, ServerMessage, Side,
+    TableEvent, TimeControl,
 };
 use baghchal_table::abandon::IDLE_LIMIT;
 
@@ -222,3 +222,46 @@ async fn a_player_who_leaves_the_game_on_their_turn_for_a_day_loses_it(db: &Test
     server.stop().await;
 }
 on_both!(a_player_who_leaves_the_game_on_their_turn_for_a_day_loses_it);
+
+/// A table that expired unplayed is kept again from its first action on,
+/// and its flag follows its game after that: the writer leaves the flag
+/// alone only while it is unchanged.
+async fn an_expired_table_is_kept_again_from_its_first_action(db: &TestDb) {
+    let server = TestServer::start(db).await;
+    let seated = Seated::new(&server, &request(Opponent::Friend, 0)).await;
+    let table = seated.created.table.clone();
+    let host_secret = seated.created.secret.clone().unwrap();
+    let guest_secret = seated.guest_secret.clone();
+    drop(seated);
+    server.stop().await;
+
+    age_tables(db, Duration::from_secs(25 * 60 * 60)).await;
+    let server = TestServer::start(db).await;
+    assert_eq!(tables_open(&server).await, 0.0, "expired at the start");
+    let mut host = server.connect().await;
+    host.hello(&table, &host_secret, None).await;
+    let mut guest = server.connect().await;
+    guest.hello(&table, &guest_secret, None).await;
+    host.play_acked("c3").await;
+    guest.play_acked("a1-b2").await;
+    server.stop().await;
+
+    // Kept at the next start; then its game ends, which the writer stores
+    // as a change of the flag it last set.
+    let server = TestServer::start(db).await;
+    assert_eq!(tables_open(&server).await, 1.0, "kept again once played");
+    let mut host = server.connect().await;
+    host.hello(&table, &host_secret, None).await;
+    host.send(&ClientMessage::Resign {
+        id: None,
+        board: None,
+    })
+    .await;
+    host.event_at(3).await;
+    server.stop().await;
+
+    let server = TestServer::start(db).await;
+    assert_eq!(tables_open(&server).await, 0.0, "its game is over");
+    server.stop().await;
+}
+on_both!(an_expired_table_is_kept_again_from_its_first_action);

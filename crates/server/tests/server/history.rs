@@ -168,7 +168,7 @@ async fn games_that_ended_before_the_rows_existed_get_theirs(db: &TestDb) {
     ];
     for event in &events {
         storage
-            .append_event(&table, event, false, None)
+            .append_event(&table, event, Some(false), None)
             .await
             .unwrap();
     }

@@ -111,7 +111,8 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
     assert!(new > old);
     // The paused node wakes up and tries to write: refused.
     assert!(matches!(
-        a.append_event(id, &first_move(), true, Some(old)).await,
+        a.append_event(id, &first_move(), Some(true), Some(old))
+            .await,
         Err(StorageError::Fenced)
     ));
     assert!(a
@@ -120,7 +121,7 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
         .unwrap()
         .is_empty());
     // The new owner writes; the log is one line, written at its epoch.
-    b.append_event(id, &first_move(), true, Some(new))
+    b.append_event(id, &first_move(), Some(true), Some(new))
         .await
         .unwrap();
     assert_eq!(b.event_epochs(id).await.unwrap(), vec![(1, new)]);

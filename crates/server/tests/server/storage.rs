@@ -70,7 +70,11 @@ async fn a_failed_batch_is_retried_event_by_event(db: &TestDb) {
     let appends = versions.iter().map(|&v| {
         let storage = storage.clone();
         let id = id.clone();
-        async move { storage.append_event(&id, &resigned(v), true, None).await }
+        async move {
+            storage
+                .append_event(&id, &resigned(v), Some(true), None)
+                .await
+        }
     });
     let results = futures_util::future::join_all(appends).await;
     let failed: Vec<u64> = versions
@@ -197,7 +201,7 @@ async fn events_stored_before_the_clustered_layout_survive_its_migration() {
 
     let storage = Storage::connect(&db.url).await.unwrap();
     storage
-        .append_event("old", &resigned(3), false, None)
+        .append_event("old", &resigned(3), Some(false), None)
         .await
         .unwrap();
     let played = |version: u64, side, action: &str, player, client_id: Option<&str>, at| Logged {
