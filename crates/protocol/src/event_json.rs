@@ -1,16 +1,17 @@
-//! The `event` message written field by field: the frame every accepted
-//! action sends, whose state's field names, enum names and legal actions
-//! serde_json would each pass through its string escaper (some 8,000
-//! instructions a frame). The bytes are the same as serde_json's for every
-//! message (`tests::the_event_frame_is_serde_jsons_own`).
+//! The `event` and `ack` messages written field by field: the frames
+//! every accepted action sends, whose field names, enum names and legal
+//! actions serde_json would each pass through its string escaper (some
+//! 8,000 instructions an action). The bytes are the same as serde_json's
+//! for every message (`tests::the_event_frame_is_serde_jsons_own`, and
+//! every server fixture in the golden tests).
 
 use serde::Serialize;
 
-use crate::{GameState, Phase, ServerMessage, Side};
+use crate::{GameState, Phase, ServerMessage, Side, TableEvent};
 
 impl ServerMessage {
     /// Writes the message as JSON to the end of `out`: the bytes
-    /// `serde_json::to_writer` writes, sooner for an `event`.
+    /// `serde_json::to_writer` writes, sooner for an `event` or an `ack`.
     pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         match self {
             ServerMessage::Event {
@@ -20,15 +21,30 @@ impl ServerMessage {
                 state,
             } => {
                 out.extend_from_slice(b"{\"type\":\"event\",\"version\":");
-                value(out, version)?;
+                number(out, *version);
                 if let Some(board) = board {
                     out.extend_from_slice(b",\"board\":");
-                    value(out, board)?;
+                    number(out, *board);
                 }
                 out.extend_from_slice(b",\"event\":");
-                value(out, event)?;
+                match event {
+                    TableEvent::Played { side: by, action } => {
+                        out.extend_from_slice(b"{\"kind\":\"played\",\"side\":");
+                        out.extend_from_slice(side(*by));
+                        out.extend_from_slice(b",\"action\":");
+                        string(out, action)?;
+                        out.push(b'}');
+                    }
+                    other => value(out, other)?,
+                }
                 out.extend_from_slice(b",\"state\":");
                 write_state(out, state)?;
+                out.push(b'}');
+                Ok(())
+            }
+            ServerMessage::Ack { id } => {
+                out.extend_from_slice(b"{\"type\":\"ack\",\"id\":");
+                string(out, id)?;
                 out.push(b'}');
                 Ok(())
             }
@@ -40,7 +56,7 @@ impl ServerMessage {
 /// Writes `state` as its derived `Serialize` does, fields in their order.
 fn write_state(out: &mut Vec<u8>, state: &GameState) -> serde_json::Result<()> {
     out.extend_from_slice(b"{\"game\":");
-    value(out, &state.game)?;
+    number(out, state.game);
     out.extend_from_slice(b",\"position\":");
     string(out, &state.position)?;
     out.extend_from_slice(b",\"side_to_move\":");
@@ -50,19 +66,19 @@ fn write_state(out: &mut Vec<u8>, state: &GameState) -> serde_json::Result<()> {
         Phase::Movement => b",\"phase\":\"movement\"",
     });
     out.extend_from_slice(b",\"in_hand\":");
-    value(out, &state.in_hand)?;
+    number(out, state.in_hand);
     out.extend_from_slice(b",\"eaten\":");
-    value(out, &state.eaten)?;
+    number(out, state.eaten);
     out.extend_from_slice(b",\"goats_to_win\":");
-    value(out, &state.goats_to_win)?;
+    number(out, state.goats_to_win);
     out.extend_from_slice(b",\"trapped_tigers\":");
-    value(out, &state.trapped_tigers)?;
+    number(out, state.trapped_tigers);
     out.extend_from_slice(b",\"tigers\":");
-    value(out, &state.tigers)?;
+    number(out, state.tigers);
     out.extend_from_slice(b",\"ply\":");
-    value(out, &state.ply)?;
+    number(out, state.ply);
     out.extend_from_slice(b",\"ply_limit\":");
-    value(out, &state.ply_limit)?;
+    number(out, state.ply_limit);
     out.extend_from_slice(b",\"legal\":[");
     for (i, action) in state.legal.iter().enumerate() {
         if i > 0 {
@@ -96,9 +112,9 @@ fn write_state(out: &mut Vec<u8>, state: &GameState) -> serde_json::Result<()> {
         out.extend_from_slice(b",\"series\":");
         value(out, series)?;
     }
-    if let Some(board) = &state.board {
+    if let Some(board) = state.board {
         out.extend_from_slice(b",\"board\":");
-        value(out, board)?;
+        number(out, board);
     }
     if let Some(match_state) = &state.match_state {
         out.extend_from_slice(b",\"match\":");
@@ -131,6 +147,11 @@ fn string(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
     } else {
         serde_json::to_writer(out, text)
     }
+}
+
+/// A whole number, as serde_json writes it (with `itoa`, as it does).
+fn number<N: itoa::Integer>(out: &mut Vec<u8>, n: N) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Anything else, through serde_json.
@@ -226,13 +247,26 @@ mod tests {
             board in option::of(1u8..=2),
             state in state(),
             side in side(),
+            played in option::of(text()),
         ) {
             let message = ServerMessage::Event {
                 version,
                 board,
-                event: TableEvent::Resigned { side },
+                event: match played {
+                    Some(action) => TableEvent::Played { side, action },
+                    None => TableEvent::Resigned { side },
+                },
                 state,
             };
+            let mut written = Vec::new();
+            message.write_json(&mut written).expect("written");
+            let serde = serde_json::to_vec(&message).expect("serialized");
+            prop_assert_eq!(String::from_utf8(written), String::from_utf8(serde));
+        }
+
+        #[test]
+        fn the_ack_frame_is_serde_jsons_own(id in text()) {
+            let message = ServerMessage::Ack { id };
             let mut written = Vec::new();
             message.write_json(&mut written).expect("written");
             let serde = serde_json::to_vec(&message).expect("serialized");
