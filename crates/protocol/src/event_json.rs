@@ -65,20 +65,24 @@ fn write_state(out: &mut Vec<u8>, state: &GameState) -> serde_json::Result<()> {
         Phase::Placement => b",\"phase\":\"placement\"",
         Phase::Movement => b",\"phase\":\"movement\"",
     });
-    out.extend_from_slice(b",\"in_hand\":");
-    number(out, state.in_hand);
-    out.extend_from_slice(b",\"eaten\":");
-    number(out, state.eaten);
-    out.extend_from_slice(b",\"goats_to_win\":");
-    number(out, state.goats_to_win);
-    out.extend_from_slice(b",\"trapped_tigers\":");
-    number(out, state.trapped_tigers);
-    out.extend_from_slice(b",\"tigers\":");
-    number(out, state.tigers);
-    out.extend_from_slice(b",\"ply\":");
-    number(out, state.ply);
-    out.extend_from_slice(b",\"ply_limit\":");
-    number(out, state.ply_limit);
+    let counts: [(&[u8], u8); 5] = [
+        (b",\"in_hand\":", state.in_hand),
+        (b",\"eaten\":", state.eaten),
+        (b",\"goats_to_win\":", state.goats_to_win),
+        (b",\"trapped_tigers\":", state.trapped_tigers),
+        (b",\"tigers\":", state.tigers),
+    ];
+    for (key, count) in counts {
+        out.extend_from_slice(key);
+        number(out, count);
+    }
+    for (key, plies) in [
+        (&b",\"ply\":"[..], state.ply),
+        (b",\"ply_limit\":", state.ply_limit),
+    ] {
+        out.extend_from_slice(key);
+        number(out, plies);
+    }
     out.extend_from_slice(b",\"legal\":[");
     for (i, action) in state.legal.iter().enumerate() {
         if i > 0 {
