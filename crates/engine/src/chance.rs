@@ -8,7 +8,7 @@
 //! score of its positions ([`fit`]); `docs/review.md` gives the data, the
 //! command and the figures.
 
-use crate::analysis::Value;
+use crate::value::Value;
 use baghchal_rules::Side;
 
 /// The curve's value at an even score, fitted (see the module): the

@@ -45,6 +45,7 @@ mod puzzle_placement;
 mod search;
 mod skill;
 pub mod tune;
+mod value;
 
 use std::fmt;
 use std::sync::Arc;
@@ -52,10 +53,11 @@ use std::sync::Arc;
 use baghchal_rules::{Action, Phase, Position, Rules, Side};
 use baghchal_tablebase::{Tablebase, Wdl};
 
-pub use crate::analysis::{ActionAnalysis, ActionValue, Judgement, Source, Value};
+pub use crate::analysis::{ActionAnalysis, ActionValue, Judgement, Source};
 pub use crate::book::{BookError, BookMove, PlacementBook};
 use crate::search::{Limits, Search};
 pub use crate::skill::Skill;
+pub use crate::value::Value;
 
 /// A level of the ladder: 400 to 2400 in steps of 100.
 ///

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::advantage::SideAdvantage;
-use crate::glicko::{self, PeriodResult, SCALE};
-use crate::rating::{Change, Rating, DEVIATION_CAP, DEVIATION_FLOOR, START_RATING, TAU};
+use crate::glicko::{self, PeriodResult};
+use crate::rating::{Change, Rating, DEVIATION_CAP, DEVIATION_FLOOR, SCALE, START_RATING, TAU};
 
 /// How a rated game ended, for its ratings. Aborted games are not rated,
 /// so there is no variant for them.

@@ -4,15 +4,7 @@
 
 use std::f64::consts::PI;
 
-use crate::rating::{Rating, DEVIATION_CAP, START_RATING, TAU};
-
-/// Points per unit of Glicko-2's internal scale: 400 / ln 10, so that the
-/// internal logistic is the usual 10-to-1-per-400-points one.
-///
-/// ```
-/// assert!((baghchal_rating::SCALE - 400.0 / std::f64::consts::LN_10).abs() < 1e-4);
-/// ```
-pub const SCALE: f64 = 173.7178;
+use crate::rating::{Rating, DEVIATION_CAP, SCALE, START_RATING, TAU};
 
 /// The volatility solver stops when its bracket is this narrow (on the
 /// scale of ln σ²; Glickman's ε).

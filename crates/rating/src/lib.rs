@@ -30,17 +30,19 @@
 #![warn(missing_docs)]
 
 mod advantage;
+mod estimate;
 mod game;
 mod glicko;
 pub mod puzzle;
 mod rating;
 mod speed;
 
-pub use advantage::{Estimate, RatedGame, SideAdvantage};
+pub use advantage::SideAdvantage;
+pub use estimate::{Estimate, RatedGame};
 pub use game::{expected_goats_score, rate, Outcome, Rated};
-pub use glicko::{PeriodResult, MAX_SOLVER_ITERATIONS, SCALE, SOLVER_TOLERANCE};
+pub use glicko::{PeriodResult, MAX_SOLVER_ITERATIONS, SOLVER_TOLERANCE};
 pub use rating::{
-    Change, Rating, DEVIATION_CAP, DEVIATION_FLOOR, PERIODS_PER_DAY, PROVISIONAL_DEVIATION,
+    Change, Rating, DEVIATION_CAP, DEVIATION_FLOOR, PERIODS_PER_DAY, PROVISIONAL_DEVIATION, SCALE,
     START_DEVIATION, START_RATING, START_VOLATILITY, TAU,
 };
 pub use speed::{ParseSpeedError, Speed, ACTIONS_PER_SIDE};

@@ -5,7 +5,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::glicko::SCALE;
+/// Points per unit of Glicko-2's internal scale: 400 / ln 10, so that the
+/// internal logistic is the usual 10-to-1-per-400-points one.
+///
+/// ```
+/// assert!((baghchal_rating::SCALE - 400.0 / std::f64::consts::LN_10).abs() < 1e-4);
+/// ```
+pub const SCALE: f64 = 173.7178;
 
 /// A new player's rating (lichess's start).
 ///
