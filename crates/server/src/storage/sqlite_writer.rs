@@ -46,9 +46,10 @@ pub(super) fn open(path: &Path) -> Result<Connection, StorageError> {
         // Foreign keys are not checked on this connection: checking that
         // each event's and game's table exists was a lookup in `tables`
         // for every insert, some 4,000 instructions an action (4 % of its
-        // path). The writer only stores the events of a table loaded from
-        // its row, and no table row is ever deleted; every other
-        // connection checks them.
+        // path). The writer only stores the rows of a table loaded from
+        // its row (its events and games, and its players' ratings), and no
+        // table or player row is ever deleted; every other connection
+        // checks them.
         "PRAGMA journal_mode = WAL;
          PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = OFF;
