@@ -26,15 +26,16 @@
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
 //! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
 
+mod stage_histogram;
+
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use baghchal_protocol::{CloseCode, ErrorCode};
-
-mod stage_histogram;
 use metrics::{counter, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
 use stage_histogram::StageHistogram;
 
 /// The process's recorder, installed on first use. One process may run
