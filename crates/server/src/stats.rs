@@ -68,13 +68,22 @@ pub fn handle() -> &'static PrometheusHandle {
 
 /// The text of `GET /metrics`, with the gauges of what is read at a
 /// glance taken now: the open tables, and the tablebase as
-/// [`TablebaseGauges`] reads it.
+/// [`TablebaseGauges`] reads it. They are written straight into this
+/// answer, not set in the process's recorder first: a process that runs
+/// several servers (tests do) would otherwise answer one server's scrape
+/// with whichever server set them last.
 pub fn render(tables_open: usize, tablebase: TablebaseGauges) -> String {
-    let handle = handle();
-    gauge!("baghchal_tables_open").set(tables_open as f64);
-    gauge!("baghchal_tablebase_ready").set(if tablebase.ready { 1.0 } else { 0.0 });
-    gauge!("baghchal_tablebase_build_progress").set(tablebase.progress);
-    let mut text = handle.render();
+    let mut text = handle().render();
+    for (name, value) in [
+        ("baghchal_tables_open", tables_open as f64),
+        (
+            "baghchal_tablebase_ready",
+            if tablebase.ready { 1.0 } else { 0.0 },
+        ),
+        ("baghchal_tablebase_build_progress", tablebase.progress),
+    ] {
+        let _ = writeln!(text, "# TYPE {name} gauge\n{name} {value}");
+    }
     let _ = writeln!(text, "# TYPE {STAGE_METRIC} histogram");
     for stage in ActionStage::ALL {
         STAGES[stage as usize].render(STAGE_METRIC, stage.label(), &mut text);
