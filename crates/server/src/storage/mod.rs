@@ -111,6 +111,7 @@ mod games;
 mod lobby;
 mod ownership;
 mod players;
+mod postgres_writer;
 mod profiles;
 mod puzzles;
 mod ratings;
@@ -124,6 +125,7 @@ use games::GameColumns;
 pub use games::StoredGame;
 pub use lobby::{ChallengeRow, Consumes, LiveTable, Pairing, PoolEntry, MAX_CHALLENGES_PER_PLAYER};
 pub use players::{Credentials, Naming, PlayerRow, Seat, MAX_PLAYING};
+use postgres_writer::write_batches;
 pub use profiles::{
     GamesCursor, LeaderRow, PlayedGame, ProfileRow, RatedPoint, RecordBySide, SideCounts,
 };
@@ -131,7 +133,7 @@ pub use puzzles::{FinishedTry, PuzzleSeed, PuzzleTry, StoredPuzzle, StoredPuzzle
 pub use ratings::StoredRating;
 pub use rows::ClockColumns;
 use rows::{RawTable, TABLE_COLUMNS};
-use writer::{checkpoint_wal, write_batches, Append, Job, MAX_BATCH};
+use writer::{checkpoint_wal, Append, Job, MAX_BATCH};
 
 /// Whether an SQLite `url` names a database in memory: `sqlite::memory:`,
 /// or any name with `mode=memory`.

@@ -1,20 +1,19 @@
 //! The event writers' queue: appends of every table gathered into one
-//! transaction a batch, PostgreSQL's writer, and SQLite's checkpoints
-//! (its writer thread is `sqlite_writer`).
+//! transaction a batch (committed by `sqlite_writer` or
+//! `postgres_writer`), and SQLite's checkpoints.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::{PgPool, SqlitePool};
+use sqlx::SqlitePool;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::stats::ActionStage;
 
 use super::events::StoredEvent;
-use super::games::{bind_game, GameColumns, INSERT_GAME};
-use super::settle::settle_postgres;
+use super::games::GameColumns;
 use super::StorageError;
 
 /// Events the writer commits in one transaction at most.
@@ -82,41 +81,6 @@ pub(super) fn gather(
     (!batch.is_empty()).then_some(started)
 }
 
-/// The PostgreSQL writer: commits queued appends in batches, in arrival
-/// order. If a batch fails, its appends are retried one by one so that
-/// each gets its own answer. (SQLite has its own, [`sqlite_writer`].)
-pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Some(job) = queue.recv().await {
-        let Some(started) = gather(job, &mut queue, &mut batch) else {
-            continue;
-        };
-        match append(&pool, &batch).await {
-            Ok(()) => {
-                let ended = std::time::Instant::now();
-                committed(&batch, started, ended);
-                for append in batch.drain(..) {
-                    let _ = append.done.send(Ok(ended));
-                }
-            }
-            Err(e) if batch.len() == 1 => {
-                if let Some(append) = batch.pop() {
-                    let _ = append.done.send(Err(e));
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
-                for one in batch.drain(..) {
-                    let result = append(&pool, std::slice::from_ref(&one))
-                        .await
-                        .map(|()| std::time::Instant::now());
-                    let _ = one.done.send(result);
-                }
-            }
-        }
-    }
-}
-
 /// How often the WAL is checkpointed into the database file.
 pub(super) const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
@@ -172,167 +136,6 @@ pub(super) async fn copy_wal(pool: &SqlitePool) -> Result<(), StorageError> {
     }
     Ok(())
 }
-
-/// Stores `batch` in one transaction on PostgreSQL.
-pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), StorageError> {
-    // Table rows are locked in one order (by id), as renewals lock
-    // them: no deadlock between the two. The sort is stable, so each
-    // table's events keep their order.
-    let mut ordered: Vec<&Append> = batch.iter().collect();
-    ordered.sort_by(|a, b| a.table.cmp(&b.table));
-    if ordered.iter().all(|append| append.epoch.is_none()) {
-        return append_unowned(pool, &ordered).await;
-    }
-    let mut tx = pool.begin().await?;
-    for append in ordered {
-        // The epoch the events are stored with: the owner's, once its
-        // lease is checked, or 0 for a table held without one.
-        let epoch = match append.epoch {
-            Some(epoch) => {
-                // The row lock taken here orders this append against a
-                // takeover, which raises the epoch under the same lock.
-                let epoch = i64::try_from(epoch).map_err(|_| StorageError::Fenced)?;
-                let owned = sqlx::query(
-                    "UPDATE tables SET active = COALESCE($1, active) WHERE id = $2 AND epoch = $3",
-                )
-                .bind(append.active.map(i64::from))
-                .bind(&append.table)
-                .bind(epoch)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if owned != 1 {
-                    return Err(StorageError::Fenced);
-                }
-                epoch
-            }
-            None => {
-                if let Some(active) = append.active {
-                    sqlx::query("UPDATE tables SET active = $1 WHERE id = $2 AND active <> $1")
-                        .bind(i64::from(active))
-                        .bind(&append.table)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                0
-            }
-        };
-        for event in &append.events {
-            sqlx::query(
-                "INSERT INTO events (table_id, version, kind, side, action, player, \
-                 client_id, created_at, epoch, board) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            )
-            .bind(&append.table)
-            .bind(version_of(&append.table, event)?)
-            .bind(event.kind)
-            .bind(event.side)
-            .bind(event.action.as_deref())
-            .bind(event.player)
-            .bind(event.client_id.as_deref())
-            .bind(event.at)
-            .bind(epoch)
-            .bind(event.board)
-            .execute(&mut *tx)
-            .await?;
-        }
-        for game in &append.games {
-            let inserted = bind_game(sqlx::query(INSERT_GAME), game)
-                .execute(&mut *tx)
-                .await?;
-            if inserted.rows_affected() == 1 {
-                settle_postgres(&mut tx, game).await?;
-            }
-        }
-    }
-    tx.commit().await?;
-    Ok(())
-}
-
-/// Stores appends made without a lease (one node) in one transaction
-/// of a few statements, whatever their number: the events in
-/// multi-row inserts, then each table's `active` flag as its last
-/// event left it, in one update for each value. Statement by
-/// statement, each of them a round trip to the database's thread, the
-/// writer spent most of its time on the trips.
-pub(super) async fn append_unowned(pool: &PgPool, ordered: &[&Append]) -> Result<(), StorageError> {
-    let rows = ordered
-        .iter()
-        .flat_map(|append| {
-            append
-                .events
-                .iter()
-                .map(move |event| (append.table.as_str(), event))
-        })
-        .map(|(table, event)| Ok((table, event, version_of(table, event)?)))
-        .collect::<Result<Vec<(&str, &StoredEvent, i64)>, StorageError>>()?;
-    // Sorted by table, so a table's last append that sets the flag is
-    // the last of its run that does.
-    let mut active = Vec::new();
-    let mut inactive = Vec::new();
-    let setting: Vec<(&str, bool)> = ordered
-        .iter()
-        .filter_map(|append| Some((append.table.as_str(), append.active?)))
-        .collect();
-    for (i, &(table, flag)) in setting.iter().enumerate() {
-        let last_of_table = setting.get(i + 1).is_none_or(|next| next.0 != table);
-        if last_of_table {
-            if flag {
-                active.push(table);
-            } else {
-                inactive.push(table);
-            }
-        }
-    }
-    let mut tx = pool.begin().await?;
-    for rows in rows.chunks(ROWS_PER_INSERT) {
-        let mut insert = sqlx::QueryBuilder::new(
-            "INSERT INTO events (table_id, version, kind, side, action, player, \
-                     client_id, created_at, board) ",
-        );
-        insert.push_values(rows, |mut row, &(table, event, version)| {
-            row.push_bind(table)
-                .push_bind(version)
-                .push_bind(event.kind)
-                .push_bind(event.side)
-                .push_bind(event.action.as_deref())
-                .push_bind(event.player)
-                .push_bind(event.client_id.as_deref())
-                .push_bind(event.at)
-                .push_bind(event.board);
-        });
-        insert.build().execute(&mut *tx).await?;
-    }
-    for game in ordered.iter().flat_map(|append| &append.games) {
-        let inserted = bind_game(sqlx::query(INSERT_GAME), game)
-            .execute(&mut *tx)
-            .await?;
-        if inserted.rows_affected() == 1 {
-            settle_postgres(&mut tx, game).await?;
-        }
-    }
-    for (flag, tables) in [(1_i64, &active), (0_i64, &inactive)] {
-        for tables in tables.chunks(ROWS_PER_INSERT) {
-            let mut update = sqlx::QueryBuilder::new("UPDATE tables SET active = ");
-            update.push_bind(flag);
-            update.push(" WHERE active <> ");
-            update.push_bind(flag);
-            update.push(" AND id IN (");
-            let mut ids = update.separated(", ");
-            for table in tables {
-                ids.push_bind(*table);
-            }
-            update.push(")");
-            update.build().execute(&mut *tx).await?;
-        }
-    }
-    tx.commit().await?;
-    Ok(())
-}
-
-/// Rows in one multi-row insert (9 parameters each: far under SQLite's
-/// and PostgreSQL's limits on parameters in a statement).
-pub(super) const ROWS_PER_INSERT: usize = 256;
 
 /// An event's version as the `version` column holds it.
 pub(super) fn version_of(table: &str, event: &StoredEvent) -> Result<i64, StorageError> {

@@ -134,3 +134,44 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
     b.close().await;
     db.cleanup().await;
 }
+
+#[tokio::test]
+async fn appends_committed_together_are_each_fenced_on_their_own_lease() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let a = Storage::connect(&db.url).await.unwrap();
+    let b = Storage::connect(&db.url).await.unwrap();
+    let kept = "fenced000000000000kept";
+    let lost = "fenced000000000000lost";
+    let kept_epoch = a
+        .create_table(&row(kept), Some(("a", Duration::from_secs(30))))
+        .await
+        .unwrap()
+        .unwrap();
+    let lost_epoch = a
+        .create_table(&row(lost), Some(("a", Duration::from_millis(200))))
+        .await
+        .unwrap()
+        .unwrap();
+    until_lease_runs_out(&b, lost).await;
+    b.acquire(lost, "b", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .expect("an expired lease can be taken");
+    // Both appends reach node a's writer at once: whether they share a
+    // batch or not, the table it still owns is written and the other is
+    // refused.
+    let event = first_move();
+    let (stored, refused) = tokio::join!(
+        a.append_event(kept, &event, Some(true), Some(kept_epoch)),
+        a.append_event(lost, &event, Some(true), Some(lost_epoch)),
+    );
+    stored.unwrap();
+    assert!(matches!(refused, Err(StorageError::Fenced)), "{refused:?}");
+    assert_eq!(a.event_epochs(kept).await.unwrap(), vec![(1, kept_epoch)]);
+    assert_eq!(a.event_epochs(lost).await.unwrap(), vec![]);
+    a.close().await;
+    b.close().await;
+    db.cleanup().await;
+}
