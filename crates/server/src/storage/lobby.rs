@@ -9,9 +9,7 @@
 use sqlx::Row;
 
 use super::rows::{ClockColumns, RowLike};
-use super::{
-    insert_table, now_millis, BeginWrite, Pool, Storage, StorageError, StoredRating, TableRow,
-};
+use super::{insert_table, now_millis, BeginWrite, Pool, Storage, StorageError, TableRow};
 
 /// An open challenge, with its maker's name.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -517,46 +515,6 @@ impl Storage {
                             (row.text("guest_player")?, row.maybe_text("guest_name")?),
                         ],
                     })
-                })
-                .collect()
-        })
-    }
-}
-
-impl Storage {
-    /// The ratings of `players`, every class, in one read: (player,
-    /// rating).
-    pub async fn ratings_of(
-        &self,
-        players: &[String],
-    ) -> Result<Vec<(String, StoredRating)>, StorageError> {
-        if players.is_empty() {
-            return Ok(Vec::new());
-        }
-        on_pool!(&self.pool, pool => {
-            let mut query = sqlx::QueryBuilder::new(
-                "SELECT player_id, speed, rating, deviation, volatility, games, rated_at \
-                 FROM ratings WHERE player_id IN (",
-            );
-            let mut list = query.separated(", ");
-            for player in players {
-                list.push_bind(player.as_str());
-            }
-            list.push_unseparated(")");
-            let rows = query.build().fetch_all(pool).await?;
-            rows.iter()
-                .map(|row| -> Result<(String, StoredRating), StorageError> {
-                    Ok((
-                        row.try_get("player_id")?,
-                        StoredRating {
-                            speed: row.try_get("speed")?,
-                            rating: row.try_get("rating")?,
-                            deviation: row.try_get("deviation")?,
-                            volatility: row.try_get("volatility")?,
-                            games: row.try_get("games")?,
-                            rated_at: row.try_get("rated_at")?,
-                        },
-                    ))
                 })
                 .collect()
         })

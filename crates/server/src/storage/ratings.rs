@@ -1,11 +1,9 @@
 //! Ratings as stored: one Glicko-2 rating per player and speed class.
 
-use sqlx::Row;
-
 use super::{Pool, Storage, StorageError};
 
 /// A player's rating in one speed class.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Debug, sqlx::FromRow)]
 pub struct StoredRating {
     /// The speed class's name.
     pub speed: String,
@@ -38,26 +36,49 @@ impl StoredRating {
 impl Storage {
     /// `player`'s ratings, by speed class.
     pub async fn ratings(&self, player: &str) -> Result<Vec<StoredRating>, StorageError> {
-        on_pool!(&self.pool, pool => {
-            let rows = sqlx::query(
-                "SELECT speed, rating, deviation, volatility, games, rated_at FROM ratings \
-                 WHERE player_id = $1 ORDER BY speed",
-            )
-            .bind(player)
-            .fetch_all(pool)
-            .await?;
-            rows.iter()
-                .map(|row| -> Result<StoredRating, StorageError> {
-                    Ok(StoredRating {
-                        speed: row.try_get("speed")?,
-                        rating: row.try_get("rating")?,
-                        deviation: row.try_get("deviation")?,
-                        volatility: row.try_get("volatility")?,
-                        games: row.try_get("games")?,
-                        rated_at: row.try_get("rated_at")?,
-                    })
-                })
-                .collect()
-        })
+        let ratings = on_pool!(&self.pool, pool => {
+            sqlx::query_as(&format!("{RATING_COLUMNS} WHERE player_id = $1 ORDER BY speed"))
+                .bind(player)
+                .fetch_all(pool)
+                .await?
+        });
+        Ok(ratings)
     }
+
+    /// The ratings of `players`, every class, in one read: (player,
+    /// rating).
+    pub async fn ratings_of(
+        &self,
+        players: &[String],
+    ) -> Result<Vec<(String, StoredRating)>, StorageError> {
+        if players.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<RatingOf> = on_pool!(&self.pool, pool => {
+            let mut query = sqlx::QueryBuilder::new(RATING_COLUMNS);
+            query.push(" WHERE player_id IN (");
+            let mut list = query.separated(", ");
+            for player in players {
+                list.push_bind(player.as_str());
+            }
+            list.push_unseparated(")");
+            query.build_query_as().fetch_all(pool).await?
+        });
+        Ok(rows
+            .into_iter()
+            .map(|row| (row.player_id, row.rating))
+            .collect())
+    }
+}
+
+/// The columns of a [`StoredRating`], and its player's id.
+const RATING_COLUMNS: &str =
+    "SELECT player_id, speed, rating, deviation, volatility, games, rated_at FROM ratings";
+
+/// A rating with its player's id, as [`Storage::ratings_of`] reads it.
+#[derive(sqlx::FromRow)]
+struct RatingOf {
+    player_id: String,
+    #[sqlx(flatten)]
+    rating: StoredRating,
 }
