@@ -119,6 +119,10 @@ pub struct Config {
     pub cluster: Option<cluster::ClusterConfig>,
     /// Wall time (tests set a manual clock).
     pub clock: Arc<dyn time::WallClock>,
+    /// How often the lobby's state is read unasked ([`lobby::TICK`]); a
+    /// change made on this node, or on another of its cluster, has it read
+    /// at once.
+    pub lobby_tick: Duration,
 }
 
 impl Config {
@@ -150,6 +154,7 @@ impl Config {
             tablebase: TablebaseSlot::off(),
             cluster: None,
             clock: Arc::new(time::SystemClock::new()),
+            lobby_tick: lobby::TICK,
         }
     }
 
@@ -385,6 +390,12 @@ pub async fn run_with_metrics(
         None => None,
     };
     let computer = Computer::new(config.bot.clone(), config.bot_threads);
+    let lobby = lobby::Lobby::new(
+        storage.clone(),
+        public_url.clone(),
+        config.lobby_tick,
+        node.clone(),
+    );
     let tables = Tables::new(
         storage.clone(),
         computer.clone(),
@@ -405,7 +416,6 @@ pub async fn run_with_metrics(
     }
     node_tasks.close();
     let sockets = TaskTracker::new();
-    let lobby = lobby::Lobby::new(storage.clone(), public_url.clone());
     let state = AppState {
         tables: tables.clone(),
         storage: storage.clone(),

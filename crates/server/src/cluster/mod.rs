@@ -21,12 +21,16 @@
 //!   connection every half lease and closes the socket with 1012 (reconnect)
 //!   when its owner is gone; the owner drops a remote connection nobody asked
 //!   after for three leases.
+//! - A node that changed the lobby says so on `CLUSTER.lobby`, and the
+//!   others read the lobby's state at once (`lobby.rs`).
 
+mod lobby;
 mod messages;
 mod nats_auth;
 mod relay;
 mod remote;
 
+pub use lobby::LobbyChanges;
 pub use nats_auth::{NatsAuth, NatsAuthError};
 pub use remote::Remote;
 

@@ -22,14 +22,14 @@ impl Lobby {
             Blocking::Full => return Err(LobbyError::TooManyBlocks),
         }
         // The lobby's state hides the blocked player's challenges now.
-        self.inner.poke.notify_one();
+        self.changed();
         Ok(())
     }
 
     /// `player` no longer blocks `other` (whether or not they did).
     pub async fn unblock(&self, player: &str, other: &str) -> Result<(), LobbyError> {
         if self.inner.storage.unblock(player, other).await? {
-            self.inner.poke.notify_one();
+            self.changed();
         }
         Ok(())
     }

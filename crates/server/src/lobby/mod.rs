@@ -4,8 +4,9 @@
 //! The database is the truth every node shares ([`crate::storage`]'s
 //! lobby rows and its pairing transaction); each node's [`Lobby`] holds
 //! only its own players' live channels. Its task, every second (and at
-//! once after a pairing made here), reads the lobby's state and the lobby
-//! tables of the players it serves and tells them what changed; every two
+//! once after a change made here, or one another node of its cluster
+//! announced), reads the lobby's state and the lobby tables of the
+//! players it serves and tells them what changed; every two
 //! seconds it runs a wave of each pool that has players waiting; it keeps
 //! its players' challenges and pool places alive and drops those whose
 //! makers left without saying so (their node died). Two players where
@@ -27,6 +28,7 @@ use baghchal_rating::{Rating, Speed};
 use tokio::sync::{mpsc, Notify};
 use tokio_util::sync::CancellationToken;
 
+use crate::cluster::{LobbyChanges, Node};
 use crate::storage::{
     ChallengeRow, ClockColumns, Consumes, Pairing, PoolEntry, Storage, StorageError, TableRow,
 };
@@ -38,8 +40,9 @@ use pools::{match_wave, Apart, POOLS};
 pub const LIVE_GAMES: i64 = 50;
 /// The most open challenges the lobby shows.
 pub const SHOWN_CHALLENGES: i64 = 100;
-/// How often the lobby's state is read and sent when it changed.
-const TICK: Duration = Duration::from_secs(1);
+/// How often the lobby's state is read and sent when it changed, unless
+/// a change wakes it sooner.
+pub const TICK: Duration = Duration::from_secs(1);
 /// How often each pool runs a wave.
 const WAVE_EVERY: u32 = 2;
 /// How often this node marks its players present and sweeps the absent.
@@ -62,8 +65,17 @@ struct Inner {
     public_url: Arc<str>,
     /// The live channels of the players in the lobby on this node.
     channels: Mutex<Channels>,
-    /// Wakes the lobby's task at once (after a pairing made here).
+    /// Wakes the lobby's task at once (after a pairing made here, or
+    /// another node's word of a change).
     poke: Notify,
+    /// Wakes the lobby's task to tell the other nodes that the lobby
+    /// changed here.
+    announce: Notify,
+    /// How often the task reads the lobby's state unasked.
+    tick: Duration,
+    /// The cluster this node belongs to, if any: how other nodes hear of
+    /// a change made here at once, rather than at their next tick.
+    node: Option<Node>,
     next_channel: AtomicU64,
     /// The players whose last channel closed, to take out of the lobby.
     left: mpsc::UnboundedSender<String>,
@@ -274,8 +286,15 @@ fn coin() -> bool {
 }
 
 impl Lobby {
-    /// The lobby of a node whose links start with `public_url`.
-    pub fn new(storage: Storage, public_url: Arc<str>) -> Lobby {
+    /// The lobby of a node whose links start with `public_url`, which
+    /// reads the lobby's state every `tick` unasked, and hears of the
+    /// changes made on the other nodes of `node`'s cluster.
+    pub fn new(
+        storage: Storage,
+        public_url: Arc<str>,
+        tick: Duration,
+        node: Option<Node>,
+    ) -> Lobby {
         let (left, left_rx) = mpsc::unbounded_channel();
         Lobby {
             inner: Arc::new(Inner {
@@ -283,10 +302,22 @@ impl Lobby {
                 public_url,
                 channels: Mutex::new(Channels::default()),
                 poke: Notify::new(),
+                announce: Notify::new(),
+                tick,
+                node,
                 next_channel: AtomicU64::new(1),
                 left,
                 left_rx: Mutex::new(Some(left_rx)),
             }),
+        }
+    }
+
+    /// The lobby changed here: this node's task reads it at once, and
+    /// tells the other nodes to.
+    fn changed(&self) {
+        self.inner.poke.notify_one();
+        if self.inner.node.is_some() {
+            self.inner.announce.notify_one();
         }
     }
 
@@ -428,7 +459,7 @@ impl Lobby {
         if !self.inner.storage.create_challenge(&row).await? {
             return Err(LobbyError::TooManyChallenges);
         }
-        self.inner.poke.notify_one();
+        self.changed();
         let stored = self
             .inner
             .storage
@@ -441,7 +472,7 @@ impl Lobby {
     /// Withdraws `player`'s challenge.
     pub async fn withdraw(&self, player: &str, id: &str) -> Result<(), LobbyError> {
         if self.inner.storage.withdraw_challenge(id, player).await? {
-            self.inner.poke.notify_one();
+            self.changed();
             Ok(())
         } else {
             Err(LobbyError::NotFound)
@@ -515,7 +546,7 @@ impl Lobby {
             Pairing::Blocked => return Err(LobbyError::Blocked),
         }
         tracing::info!(table_id = %table.id, challenge = id, "challenge accepted");
-        self.inner.poke.notify_one();
+        self.changed();
         Ok(Paired {
             url: self.url(&table.id),
             table: table.id,
@@ -543,7 +574,7 @@ impl Lobby {
                 joined_at: crate::storage::now_millis(),
             })
             .await?;
-        self.inner.poke.notify_one();
+        self.changed();
         Ok(wire::PoolJoined {
             pool: pool.id.to_owned(),
             rated: account,
@@ -554,7 +585,7 @@ impl Lobby {
     pub async fn leave_pool(&self, player: &str, id: &str) -> Result<(), LobbyError> {
         let pool = pools::pool(id).ok_or(LobbyError::NotFound)?;
         self.inner.storage.leave_pool(player, pool.id).await?;
-        self.inner.poke.notify_one();
+        self.changed();
         Ok(())
     }
 
@@ -626,10 +657,21 @@ impl Lobby {
         else {
             return;
         };
+        // Word of changes made on the other nodes, when in a cluster.
+        let mut changes = match &self.inner.node {
+            Some(node) => match node.lobby_changes().await {
+                Ok(changes) => Some(changes),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no word of the lobby's changes on other nodes; reading it every tick");
+                    None
+                }
+            },
+            None => None,
+        };
         let mut tick: u32 = 0;
         // The clock of the waves and presence: pokes in between do not
         // delay it.
-        let mut every = tokio::time::interval(TICK);
+        let mut every = tokio::time::interval(self.inner.tick);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -640,12 +682,25 @@ impl Lobby {
                     }
                     continue;
                 }
+                () = self.inner.announce.notified() => {
+                    if let Some(node) = &self.inner.node {
+                        node.announce_lobby_change().await;
+                    }
+                    continue;
+                }
+                Some(()) = next_change(&mut changes) => {
+                    // Through the poke: a burst of words is one read.
+                    self.inner.poke.notify_one();
+                    continue;
+                }
                 _ = every.tick() => tick = tick.wrapping_add(1),
                 Some(player) = left.recv() => {
                     let gone = !self.lock().by_player.contains_key(&player);
                     if gone {
                         if let Err(e) = self.inner.storage.leave_lobby(&player).await {
                             tracing::warn!(error = %e, "leaving the lobby failed");
+                        } else {
+                            self.changed();
                         }
                     }
                     continue;
@@ -668,7 +723,7 @@ impl Lobby {
             self.inner.storage.sweep_lobby(before).await?;
         }
         if due(WAVE_EVERY) && self.wave().await? > 0 {
-            self.inner.poke.notify_one();
+            self.changed();
         }
         if players.is_empty() {
             self.lock().state = None;
@@ -764,5 +819,14 @@ fn table_row(id: String, options: TableOptions, players: [&str; 2], rated: bool)
         players: [Some(players[0].to_owned()), Some(players[1].to_owned())],
         lobby: true,
         rated,
+    }
+}
+
+/// The next word of a change made on another node; never, outside a
+/// cluster or once the subscription ended.
+async fn next_change(changes: &mut Option<LobbyChanges>) -> Option<()> {
+    match changes {
+        Some(changes) => changes.next().await,
+        None => std::future::pending().await,
     }
 }

@@ -37,8 +37,10 @@ impl Channel {
         }
     }
 
-    /// The next event.
+    /// The next event. The channel's keep-alive comments do not count:
+    /// the patience runs from the call.
     pub async fn next(&mut self) -> LobbyEvent {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
             let text = String::from_utf8_lossy(&self.buffer).into_owned();
             if let Some(start) = text.find("data: ") {
@@ -50,7 +52,7 @@ impl Channel {
                 }
             }
             let mut chunk = [0u8; 4096];
-            let n = tokio::time::timeout(PATIENCE, self.stream.read(&mut chunk))
+            let n = tokio::time::timeout_at(deadline, self.stream.read(&mut chunk))
                 .await
                 .expect("a lobby event in time")
                 .unwrap();

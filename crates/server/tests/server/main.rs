@@ -12,6 +12,7 @@ mod analysis_board;
 mod bad_input;
 mod blocks;
 mod clocks;
+mod cluster_lobby;
 mod computer;
 mod connections;
 mod endings;
