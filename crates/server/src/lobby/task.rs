@@ -9,7 +9,7 @@ use baghchal_protocol::{LobbyEvent, Paired};
 use tokio_util::sync::CancellationToken;
 
 use super::{hidden_from, without, Channels, Lobby, GONE_AFTER_MS, PRESENCE_EVERY, WAVE_EVERY};
-use crate::cluster::LobbyChanges;
+use crate::cluster::{LobbyChanges, Node};
 use crate::storage::StorageError;
 
 impl Lobby {
@@ -24,6 +24,14 @@ impl Lobby {
         else {
             return;
         };
+        // Word of the changes made here goes out from a task of its own:
+        // while NATS is away its client's queue can fill, and then a
+        // publish waits; that must hold the word, never the lobby.
+        if let Some(node) = self.inner.node.clone() {
+            let lobby = self.clone();
+            let stop = stop.clone();
+            tokio::spawn(async move { lobby.announce_changes(&node, &stop).await });
+        }
         // Word of changes made on the other nodes, when in a cluster.
         let mut changes = match &self.inner.node {
             Some(node) => match node.lobby_changes().await {
@@ -49,12 +57,6 @@ impl Lobby {
                     }
                     continue;
                 }
-                () = self.inner.announce.notified() => {
-                    if let Some(node) = &self.inner.node {
-                        node.announce_lobby_change().await;
-                    }
-                    continue;
-                }
                 Some(()) = next_change(&mut changes) => {
                     // Through the poke: a burst of words is one read.
                     self.inner.poke.notify_one();
@@ -75,6 +77,18 @@ impl Lobby {
             }
             if let Err(e) = self.step(Some(tick)).await {
                 tracing::warn!(error = %e, "the lobby's step failed");
+            }
+        }
+    }
+
+    /// Tells the other nodes of `node`'s cluster of each change made
+    /// here ([`Lobby::changed`]; a burst of changes is one word), until
+    /// `stop`.
+    async fn announce_changes(&self, node: &Node, stop: &CancellationToken) {
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = self.inner.announce.notified() => node.announce_lobby_change().await,
             }
         }
     }
