@@ -22,6 +22,7 @@ use baghchal_table::names::{repetition_name, side_name};
 use baghchal_table::options::TableOptions;
 use baghchal_table::play::Logged;
 
+mod event_log;
 mod sqlite_writer;
 
 /// The database failed, or holds something this server cannot read.
@@ -61,6 +62,13 @@ pub enum StorageError {
     /// Ownership needs PostgreSQL.
     #[error("table ownership needs PostgreSQL")]
     NeedsPostgres,
+    /// The SQLite writer's event log failed.
+    #[error("event log: {0}")]
+    Log(#[from] std::io::Error),
+    /// Events acknowledged from the event log could not be stored in the
+    /// database yet; they stay in the log.
+    #[error("storing the event log in the database failed: {0}")]
+    Fold(String),
 }
 
 #[derive(Clone, Debug)]
@@ -217,9 +225,13 @@ impl Storage {
                 .await?;
             sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
             let file = options.get_filename().to_owned();
-            let conn = tokio::task::spawn_blocking(move || sqlite_writer::open(&file))
-                .await
-                .map_err(|_| StorageError::Closed)??;
+            let (conn, log) = tokio::task::spawn_blocking(move || {
+                let conn = sqlite_writer::open(&file)?;
+                let log = sqlite_writer::recover(&conn, &file)?;
+                Ok::<_, StorageError>((conn, log))
+            })
+            .await
+            .map_err(|_| StorageError::Closed)??;
             let (answers, to_answer) = mpsc::unbounded_channel();
             let copied = Arc::default();
             tasks.spawn(sqlite_writer::answer(to_answer));
@@ -228,7 +240,7 @@ impl Storage {
                 Arc::clone(&copied),
                 stop.clone(),
             ));
-            tasks.spawn_blocking(move || sqlite_writer::run(conn, queue, answers, &copied));
+            tasks.spawn_blocking(move || sqlite_writer::run(conn, queue, answers, &copied, log));
             Pool::Sqlite(pool)
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             // A node paused (or cut off) inside a transaction would hold
@@ -459,6 +471,7 @@ impl Storage {
 
     /// A table's events, oldest first.
     pub async fn events(&self, table: &str) -> Result<Vec<Logged>, StorageError> {
+        self.folded().await?;
         let raw: Vec<EventRow> = on_pool!(&self.pool, pool => {
             sqlx::query_as(
                 "SELECT version, kind, side, action, player, client_id, created_at, board FROM events \
@@ -477,6 +490,22 @@ impl Storage {
                 })
             })
             .collect()
+    }
+
+    /// Waits until every event acknowledged so far is in the database
+    /// itself, where other connections read: SQLite's writer keeps the
+    /// latest in its event log for a while (`sqlite_writer`). Every query
+    /// of `events` outside the writer calls it first.
+    async fn folded(&self) -> Result<(), StorageError> {
+        if self.is_postgres() {
+            return Ok(());
+        }
+        let (done, folded) = oneshot::channel();
+        self.writer
+            .send(Job::Fold(done))
+            .await
+            .map_err(|_| StorageError::Closed)?;
+        folded.await.map_err(|_| StorageError::Closed)?
     }
 
     /// The PostgreSQL pool, for ownership.

@@ -12,35 +12,45 @@ use super::writer::{committed, gather, version_of, Append, Job, MAX_BATCH};
 use super::StorageError;
 
 /// The PostgreSQL writer: commits queued appends in batches, in arrival
-/// order. If a batch fails, its appends are retried one by one so that
-/// each gets its own answer. (SQLite has its own, `sqlite_writer`.)
+/// order. (SQLite has its own, `sqlite_writer`.)
 pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut folds = Vec::new();
     while let Some(job) = queue.recv().await {
-        let Some(started) = gather(job, &mut queue, &mut batch) else {
-            continue;
-        };
-        match append(&pool, &batch).await {
-            Ok(()) => {
-                let ended = std::time::Instant::now();
-                committed(&batch, started, ended);
-                for append in batch.drain(..) {
-                    let _ = append.done.send(Ok(ended));
-                }
+        if let Some(started) = gather(job, &mut queue, &mut batch, &mut folds) {
+            commit(&pool, &mut batch, started).await;
+        }
+        // Every append is in the database once answered: a fold has only
+        // to wait for the batch queued before it.
+        for folded in folds.drain(..) {
+            let _ = folded.send(Ok(()));
+        }
+    }
+}
+
+/// Commits `batch` and answers each of its appends. If it fails, its
+/// appends are retried one by one so that each gets its own answer.
+async fn commit(pool: &PgPool, batch: &mut Vec<Append>, started: std::time::Instant) {
+    match append(pool, batch).await {
+        Ok(()) => {
+            let ended = std::time::Instant::now();
+            committed(batch, started, ended);
+            for append in batch.drain(..) {
+                let _ = append.done.send(Ok(ended));
             }
-            Err(e) if batch.len() == 1 => {
-                if let Some(append) = batch.pop() {
-                    let _ = append.done.send(Err(e));
-                }
+        }
+        Err(e) if batch.len() == 1 => {
+            if let Some(append) = batch.pop() {
+                let _ = append.done.send(Err(e));
             }
-            Err(e) => {
-                tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
-                for one in batch.drain(..) {
-                    let result = append(&pool, std::slice::from_ref(&one))
-                        .await
-                        .map(|()| std::time::Instant::now());
-                    let _ = one.done.send(result);
-                }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
+            for one in batch.drain(..) {
+                let result = append(pool, std::slice::from_ref(&one))
+                    .await
+                    .map(|()| std::time::Instant::now());
+                let _ = one.done.send(result);
             }
         }
     }

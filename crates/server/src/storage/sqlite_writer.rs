@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, OpenFlags, Statement};
 use tokio::sync::mpsc;
 
+use super::event_log::{self, EventLog};
+use super::events::StoredEvent;
 use super::games::INSERT_GAME;
 use super::settle::settle_sqlite;
 use super::writer::{committed, gather, version_of, Append, Done, Job, MAX_BATCH};
@@ -78,9 +80,32 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
     }
 }
 
+/// Acknowledged events in the event log and not yet in the database, at
+/// which the writer stores them there: one commit for so many events, and
+/// the log stays under a megabyte.
+const FOLD_AT: usize = 4096;
+
+/// Events the log may hold at most. If storing them in the database keeps
+/// failing, appends go to the database themselves (and fail) rather than
+/// pile up in the log and in memory.
+const MAX_UNFOLDED: usize = 16 * FOLD_AT;
+
+/// The acknowledged events of the log not yet in the database, by table.
+#[derive(Default)]
+struct Unfolded {
+    appends: Vec<(String, Vec<StoredEvent>)>,
+    events: usize,
+}
+
 /// Commits batches from `queue` until it is stopped and drained, and
-/// sends their answers to [`answer`]. If a batch fails, its appends are
-/// retried one by one so that each gets its own answer.
+/// sends their answers to [`answer`].
+///
+/// A batch of events alone is appended to the event log and synced; it is
+/// acknowledged then, and stored in the database with thousands of others
+/// in one transaction ([`FOLD_AT`]), or when a reader asks
+/// ([`Job::Fold`]). A batch that ends a game or sets a table's `active`
+/// flag is committed to the database itself. When the writer stops,
+/// everything in the log is stored.
 ///
 /// After each checkpoint of the background task (`copied`), it copies the
 /// frames committed meanwhile itself, between two batches: with all of the
@@ -90,17 +115,104 @@ pub(super) fn run(
     mut queue: mpsc::Receiver<Job>,
     answers: mpsc::UnboundedSender<Answers>,
     copied: &AtomicBool,
+    mut log: Option<EventLog>,
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
+    let mut folds = Vec::new();
+    let mut unfolded = Unfolded::default();
     let mut held = None;
+    let mut writer = Writer {
+        conn: &conn,
+        held: &mut held,
+        log: log.as_mut(),
+        unfolded: &mut unfolded,
+    };
     while let Some(job) = queue.blocking_recv() {
-        let Some(started) = gather(job, &mut queue, &mut batch) else {
-            continue;
+        if let Some(started) = gather(job, &mut queue, &mut batch, &mut folds) {
+            let logged = writer.log.is_some()
+                && batch.iter().all(Append::events_only)
+                && writer.unfolded.events < MAX_UNFOLDED;
+            let answered = if logged {
+                writer.log_batch(&mut batch, started)
+            } else {
+                writer.store_batch(&mut batch, started)
+            };
+            let _ = answers.send(answered);
+        }
+        if writer.unfolded.events >= FOLD_AT || !folds.is_empty() {
+            let folded = writer.fold().map_err(|e| {
+                tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
+                e.to_string()
+            });
+            for done in folds.drain(..) {
+                let _ = done.send(folded.clone().map_err(StorageError::Fold));
+            }
+        }
+        if copied.swap(false, Ordering::Acquire) {
+            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                tracing::warn!(error = %e, "copying the rest of the WAL failed; the next checkpoint tries again");
+            }
+        }
+    }
+    if let Err(e) = writer.fold() {
+        tracing::error!(error = %e, "storing the event log in the database failed; the next start stores it");
+    }
+}
+
+/// The writer's connection, its statements and its event log.
+struct Writer<'w, 'c> {
+    conn: &'c Connection,
+    held: &'w mut Option<Held<'c>>,
+    /// `None` while another writer holds the log: every batch is
+    /// committed to the database.
+    log: Option<&'w mut EventLog>,
+    unfolded: &'w mut Unfolded,
+}
+
+impl Writer<'_, '_> {
+    /// Appends `batch` to the event log and answers it; if the log fails,
+    /// commits it to the database instead.
+    fn log_batch(&mut self, batch: &mut Vec<Append>, started: Instant) -> Answers {
+        let Some(log) = self.log.as_deref_mut() else {
+            return self.store_batch(batch, started);
         };
-        let answered: Answers = match commit(&conn, &mut held, &batch) {
+        let appended = log.append(
+            batch
+                .iter()
+                .map(|append| (append.table.as_str(), append.events.as_slice())),
+        );
+        match appended {
             Ok(()) => {
                 let ended = Instant::now();
-                committed(&batch, started, ended);
+                committed(batch, started, ended);
+                batch
+                    .drain(..)
+                    .map(|append| {
+                        self.unfolded.events += append.events.len();
+                        self.unfolded.appends.push((append.table, append.events));
+                        (append.done, Ok(ended))
+                    })
+                    .collect()
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "appending to the event log failed; committing to the database");
+                self.store_batch(batch, started)
+            }
+        }
+    }
+
+    /// Commits `batch` to the database; if it fails, its appends are
+    /// retried one by one so that each gets its own answer.
+    ///
+    /// Earlier events of its tables may still be in the log only: every
+    /// reader of `events` has them folded in first ([`Job::Fold`]), and a
+    /// start stores them. A game's row is committed with its ending event,
+    /// never apart from it, so the log is left alone.
+    fn store_batch(&mut self, batch: &mut Vec<Append>, started: Instant) -> Answers {
+        match commit(self.conn, self.held, batch) {
+            Ok(()) => {
+                let ended = Instant::now();
+                committed(batch, started, ended);
                 batch
                     .drain(..)
                     .map(|append| (append.done, Ok(ended)))
@@ -116,20 +228,121 @@ pub(super) fn run(
                 batch
                     .drain(..)
                     .map(|append| {
-                        let result = commit(&conn, &mut held, std::slice::from_ref(&append))
+                        let result = commit(self.conn, self.held, std::slice::from_ref(&append))
                             .map(|()| Instant::now());
                         (append.done, result)
                     })
                     .collect()
             }
-        };
-        let _ = answers.send(answered);
-        if copied.swap(false, Ordering::Acquire) {
-            if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-                tracing::warn!(error = %e, "copying the rest of the WAL failed; the next checkpoint tries again");
-            }
         }
     }
+
+    /// Stores the log's events in the database in one transaction, then
+    /// starts the log over.
+    ///
+    /// An event whose version its table holds already would fail the
+    /// transaction at every try, and leave every read waiting on the fold
+    /// failing with it: the transaction is then tried once more event by
+    /// event, and such an event is reported and left out. (Only a fault
+    /// can make one: a table's versions come from its one task.)
+    fn fold(&mut self) -> Result<(), StorageError> {
+        if self.unfolded.events == 0 {
+            return Ok(());
+        }
+        if let Err(e) = self.fold_once(false) {
+            tracing::warn!(error = %e, "storing the event log failed; trying event by event");
+            self.fold_once(true)?;
+        }
+        *self.unfolded = Unfolded::default();
+        if let Some(Err(e)) = self.log.as_deref_mut().map(EventLog::restart) {
+            // What it holds is in the database: a start that finds it there
+            // skips it.
+            tracing::warn!(error = %e, "starting the event log over failed; it grows until the next fold");
+        }
+        Ok(())
+    }
+
+    /// One transaction of [`Writer::fold`]; with `skip_taken`, an event
+    /// whose version is taken is reported and left out.
+    fn fold_once(&mut self, skip_taken: bool) -> Result<(), StorageError> {
+        let statements = prepared(self.conn, self.held)?;
+        statements.begin.execute([])?;
+        let written = self
+            .unfolded
+            .appends
+            .iter()
+            .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
+            .try_for_each(|(table, event)| {
+                match insert_events(&mut statements.insert, table, std::slice::from_ref(event)) {
+                    Err(StorageError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
+                        if skip_taken && e.code == rusqlite::ErrorCode::ConstraintViolation =>
+                    {
+                        tracing::error!(table_id = %table, version = event.version, "an acknowledged event's version was taken: the stored event is kept");
+                        Ok(())
+                    }
+                    other => other,
+                }
+            })
+            .and_then(|()| {
+                statements.commit.execute([])?;
+                Ok(())
+            });
+        if written.is_err() && !self.conn.is_autocommit() {
+            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
+                tracing::error!(error = %e, "rolling back a failed fold failed");
+            }
+        }
+        written
+    }
+}
+
+/// Stores the events a start finds in the event log at `database`'s side
+/// (acknowledged before a crash, or before a stop that could not store
+/// them), skipping those already stored, and starts the log over; returns
+/// the log, locked for this process.
+///
+/// `None` when another writer holds the log: a server running on this
+/// database, opened again by a tool or a test. This one then commits
+/// every batch to the database, and leaves the log to its holder.
+pub(super) fn recover(
+    conn: &Connection,
+    database: &Path,
+) -> Result<Option<EventLog>, StorageError> {
+    let Some((mut log, rows)) = EventLog::open(&event_log::path_of(database))? else {
+        tracing::info!("another writer holds this database's event log: committing each batch");
+        return Ok(None);
+    };
+    if !rows.is_empty() {
+        let mut stored = 0;
+        let tx = conn.unchecked_transaction()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT OR IGNORE INTO events (table_id, version, kind, side, action, player, \
+                 client_id, created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?;
+            for row in &rows {
+                stored += insert.execute(params![
+                    row.table,
+                    row.version,
+                    row.kind,
+                    row.side,
+                    row.action,
+                    row.player,
+                    row.client_id,
+                    row.at,
+                    row.board,
+                ])?;
+            }
+        }
+        tx.commit()?;
+        tracing::info!(
+            stored,
+            found = rows.len(),
+            "the event log's events are in the database"
+        );
+    }
+    log.restart()?;
+    Ok(Some(log))
 }
 
 /// The statements of every batch, prepared once for the writer's life.
@@ -157,6 +370,18 @@ impl<'c> Held<'c> {
     }
 }
 
+/// The statements of every batch, prepared at the first one (and again
+/// at the next one if that failed).
+fn prepared<'h, 'c>(
+    conn: &'c Connection,
+    held: &'h mut Option<Held<'c>>,
+) -> Result<&'h mut Held<'c>, StorageError> {
+    Ok(match held {
+        Some(statements) => statements,
+        None => held.insert(Held::prepare(conn)?),
+    })
+}
+
 /// Stores `batch` in one transaction: every event, the rows of the games
 /// they ended, then each table's `active` flag as its last append left it.
 /// The statements are prepared at the first batch (`held`), and again at
@@ -169,10 +394,7 @@ fn commit<'c>(
     if batch.iter().any(|append| append.epoch.is_some()) {
         return Err(StorageError::NeedsPostgres);
     }
-    let statements = match held {
-        Some(statements) => statements,
-        None => held.insert(Held::prepare(conn)?),
-    };
+    let statements = prepared(conn, held)?;
     statements.begin.execute([])?;
     let written = write(conn, statements, batch).and_then(|()| {
         statements.commit.execute([])?;
@@ -191,21 +413,8 @@ fn commit<'c>(
 fn write(tx: &Connection, held: &mut Held<'_>, batch: &[Append]) -> Result<(), StorageError> {
     let mut active: HashMap<&str, bool> = HashMap::with_capacity(batch.len());
     {
-        let insert = &mut held.insert;
         for append in batch {
-            for event in &append.events {
-                insert.execute(params![
-                    append.table,
-                    version_of(&append.table, event)?,
-                    event.kind,
-                    event.side,
-                    event.action,
-                    event.player,
-                    event.client_id,
-                    event.at,
-                    event.board,
-                ])?;
-            }
+            insert_events(&mut held.insert, &append.table, &append.events)?;
             if let Some(flag) = append.active {
                 active.insert(&append.table, flag);
             }
@@ -250,3 +459,29 @@ fn write(tx: &Connection, held: &mut Held<'_>, batch: &[Append]) -> Result<(), S
     }
     Ok(())
 }
+
+/// Runs the held insert for each of `table`'s `events`.
+fn insert_events(
+    insert: &mut Statement<'_>,
+    table: &str,
+    events: &[StoredEvent],
+) -> Result<(), StorageError> {
+    for event in events {
+        insert.execute(params![
+            table,
+            version_of(table, event)?,
+            event.kind,
+            event.side,
+            event.action,
+            event.player,
+            event.client_id,
+            event.at,
+            event.board,
+        ])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "sqlite_writer_tests.rs"]
+mod tests;

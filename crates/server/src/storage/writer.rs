@@ -36,6 +36,14 @@ pub(super) struct Append {
     pub(super) done: Done,
 }
 
+impl Append {
+    /// Whether it only adds events: no game ends, no flag changes, no
+    /// lease to check.
+    pub(super) fn events_only(&self) -> bool {
+        self.games.is_empty() && self.active.is_none() && self.epoch.is_none()
+    }
+}
+
 /// Where an append's answer goes: when its commit ended, or why it
 /// failed.
 pub(super) type Done = oneshot::Sender<Result<std::time::Instant, StorageError>>;
@@ -51,22 +59,32 @@ pub(super) fn committed(batch: &[Append], started: std::time::Instant, ended: st
 /// What the writer's queue carries.
 pub(super) enum Job {
     Append(Append),
+    /// Answer once every append queued before is in the database itself,
+    /// where other connections read (SQLite's writer keeps acknowledged
+    /// events in its event log for a while).
+    Fold(Folded),
     /// Take no more appends; commit those queued, then end.
     Stop,
 }
 
+/// Where the answer to a [`Job::Fold`] goes.
+pub(super) type Folded = oneshot::Sender<Result<(), StorageError>>;
+
 /// Makes a batch of `job` and the appends queued behind it (up to
 /// [`MAX_BATCH`]), and records their time in the queue; a stop closes the
-/// queue. Returns when the batch starts, or `None` when it is empty.
+/// queue, and folds wait in `folds`. Returns when the batch starts, or
+/// `None` when it is empty.
 pub(super) fn gather(
     job: Job,
     queue: &mut mpsc::Receiver<Job>,
     batch: &mut Vec<Append>,
+    folds: &mut Vec<Folded>,
 ) -> Option<std::time::Instant> {
     let mut next = Some(job);
     while let Some(job) = next {
         match job {
             Job::Append(append) => batch.push(append),
+            Job::Fold(folded) => folds.push(folded),
             Job::Stop => queue.close(),
         }
         if batch.len() >= MAX_BATCH {

@@ -298,7 +298,11 @@ impl Table {
         tracing::debug!(version = self.boards.version(), "table open");
         self.schedule_computer();
         self.schedule_next_bots_game();
-        let stop = self.tenure.stop.clone();
+        // Waited on once for the table's life: a wait made afresh at each
+        // turn of the loop takes the token's lock and registers with it
+        // again, for every command.
+        let stop = self.tenure.stop.clone().cancelled_owned();
+        tokio::pin!(stop);
         loop {
             if self.fenced {
                 break;
@@ -318,7 +322,7 @@ impl Table {
             let flag_due = self.flag_due().map(|at| self.context.clock.wait_until(at));
             let wake = tokio::select! {
                 biased;
-                () = stop.cancelled() => Wake::Shutdown,
+                () = &mut stop => Wake::Shutdown,
                 command = rx.recv() => Wake::Command(command),
                 (board, action) = think_any(&mut self.computers) => {
                     Wake::ComputerChose(board, action)

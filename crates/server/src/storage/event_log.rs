@@ -1,0 +1,362 @@
+//! The SQLite writer's event log: a file beside the database to which a
+//! batch of events is appended and synced in one write, before it is
+//! acknowledged. The writer folds the log into the database in large
+//! transactions (`sqlite_writer`), so a commit's fixed cost (its WAL
+//! frames and their checksums, a page for each table) is paid once for
+//! thousands of events, not once for every one or two.
+//!
+//! A record is its payload's length and CRC-32 (four bytes each,
+//! little-endian), then the event's row: its table, version, kind, side,
+//! action, player, client id, time and board. A start reads the records
+//! up to the first that is cut short or does not match its checksum (the
+//! tail of a batch whose sync never finished, which nobody was told of),
+//! stores them in the database and starts the log over.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::events::StoredEvent;
+use super::StorageError;
+
+/// A record's header: its payload's length and checksum.
+const HEADER: usize = 8;
+
+/// The log file of the database at `database`: its name with `-events`
+/// after it, as SQLite puts `-wal` after it for its own.
+pub(super) fn path_of(database: &Path) -> PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push("-events");
+    PathBuf::from(name)
+}
+
+/// The open log, locked for this process: two writers appending to one
+/// file would interleave their records, and one starting would store and
+/// wipe what the other acknowledged.
+pub(super) struct EventLog {
+    file: File,
+    /// Where the next record goes: the end of what was synced.
+    len: u64,
+    /// The records of the batch being appended.
+    buf: Vec<u8>,
+}
+
+/// An event read back from the log, with its table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct LoggedRow {
+    pub(super) table: String,
+    pub(super) version: i64,
+    pub(super) kind: String,
+    pub(super) side: Option<String>,
+    pub(super) action: Option<String>,
+    pub(super) player: Option<String>,
+    pub(super) client_id: Option<String>,
+    pub(super) at: i64,
+    pub(super) board: i64,
+}
+
+impl EventLog {
+    /// Opens (or creates) the log at `path` and locks it; returns it with
+    /// the events it holds, oldest first, or `None` when another writer
+    /// holds it (a server running on the same database). The log is not
+    /// started over here: that waits until its events are in the
+    /// database.
+    pub(super) fn open(path: &Path) -> Result<Option<(EventLog, Vec<LoggedRow>)>, StorageError> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Ok(None),
+            Err(TryLockError::Error(e)) => return Err(e.into()),
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        let (rows, whole) = read_records(&bytes);
+        // The next records go after the last whole one, over a torn tail.
+        let len = u64::try_from(whole).unwrap_or(u64::MAX);
+        Ok(Some((
+            EventLog {
+                file,
+                len,
+                buf: Vec::new(),
+            },
+            rows,
+        )))
+    }
+
+    /// Appends the events of `appends` (each a table and its events) in
+    /// one write, and syncs it: once this returns `Ok`, they survive a
+    /// crash. On an error nothing counts as written, and the next append
+    /// goes where this one started.
+    pub(super) fn append<'a>(
+        &mut self,
+        appends: impl IntoIterator<Item = (&'a str, &'a [StoredEvent])>,
+    ) -> io::Result<()> {
+        self.buf.clear();
+        for (table, events) in appends {
+            for event in events {
+                encode(&mut self.buf, table, event);
+            }
+        }
+        self.file.write_all_at(&self.buf, self.len)?;
+        self.file.sync_data()?;
+        self.len += u64::try_from(self.buf.len()).unwrap_or(u64::MAX);
+        Ok(())
+    }
+
+    /// Starts the log over, once everything in it is in the database. The
+    /// new length is synced before any new record is written, so that a
+    /// crash can never leave new records in front of old ones.
+    pub(super) fn restart(&mut self) -> io::Result<()> {
+        self.file.set_len(0)?;
+        self.file.sync_data()?;
+        self.len = 0;
+        Ok(())
+    }
+
+    /// The bytes the log holds.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+/// Writes one event's record to `buf`.
+fn encode(buf: &mut Vec<u8>, table: &str, event: &StoredEvent) {
+    let start = buf.len();
+    buf.extend_from_slice(&[0; HEADER]);
+    put_str(buf, table);
+    buf.extend_from_slice(
+        &i64::try_from(event.version)
+            .unwrap_or(i64::MAX)
+            .to_le_bytes(),
+    );
+    put_str(buf, event.kind);
+    put_opt(buf, event.side);
+    put_opt(buf, event.action.as_deref());
+    put_opt(buf, event.player);
+    put_opt(buf, event.client_id.as_deref());
+    buf.extend_from_slice(&event.at.to_le_bytes());
+    buf.extend_from_slice(&event.board.to_le_bytes());
+    let payload = &buf[start + HEADER..];
+    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+    let crc = crc32fast::hash(payload);
+    buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
+    buf[start + 4..start + HEADER].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn put_str(buf: &mut Vec<u8>, text: &str) {
+    // Every text of an event is far shorter than 4 GiB: the protocol
+    // bounds a frame at 16 KiB.
+    buf.extend_from_slice(&u32::try_from(text.len()).unwrap_or(u32::MAX).to_le_bytes());
+    buf.extend_from_slice(text.as_bytes());
+}
+
+fn put_opt(buf: &mut Vec<u8>, text: Option<&str>) {
+    match text {
+        None => buf.push(0),
+        Some(text) => {
+            buf.push(1);
+            put_str(buf, text);
+        }
+    }
+}
+
+/// The whole records at the start of `bytes`, and the length they take:
+/// reading stops at the first record cut short, or whose checksum or
+/// fields are wrong.
+fn read_records(bytes: &[u8]) -> (Vec<LoggedRow>, usize) {
+    let mut rows = Vec::new();
+    let mut at = 0;
+    while let Some((row, next)) = read_record(bytes, at) {
+        rows.push(row);
+        at = next;
+    }
+    (rows, at)
+}
+
+/// The record at `at`, and where the next one starts.
+fn read_record(bytes: &[u8], at: usize) -> Option<(LoggedRow, usize)> {
+    let header = bytes.get(at..at.checked_add(HEADER)?)?;
+    let len = u32::from_le_bytes(header[..4].try_into().ok()?);
+    let crc = u32::from_le_bytes(header[4..].try_into().ok()?);
+    let start = at + HEADER;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    let payload = bytes.get(start..end)?;
+    if crc32fast::hash(payload) != crc {
+        return None;
+    }
+    let mut fields = Fields(payload);
+    let row = LoggedRow {
+        table: fields.text()?,
+        version: fields.number()?,
+        kind: fields.text()?,
+        side: fields.optional()?,
+        action: fields.optional()?,
+        player: fields.optional()?,
+        client_id: fields.optional()?,
+        at: fields.number()?,
+        board: fields.number()?,
+    };
+    fields.0.is_empty().then_some((row, end))
+}
+
+/// The fields of a record's payload, read front to back.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (taken, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(taken)
+    }
+
+    fn number(&mut self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn text(&mut self) -> Option<String> {
+        let len = u32::from_le_bytes(self.take(4)?.try_into().ok()?);
+        let bytes = self.take(usize::try_from(len).ok()?)?;
+        String::from_utf8(bytes.to_vec()).ok()
+    }
+
+    fn optional(&mut self) -> Option<Option<String>> {
+        match self.take(1)?[0] {
+            0 => Some(None),
+            1 => self.text().map(Some),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(version: u64, action: Option<&str>) -> StoredEvent {
+        StoredEvent {
+            version,
+            kind: "action",
+            side: Some("goats"),
+            action: action.map(str::to_owned),
+            player: Some("host"),
+            client_id: Some(format!("id-{version}")),
+            at: 1_700_000_000_000 + i64::try_from(version).unwrap(),
+            board: 1,
+        }
+    }
+
+    fn row(table: &str, event: &StoredEvent) -> LoggedRow {
+        LoggedRow {
+            table: table.to_owned(),
+            version: i64::try_from(event.version).unwrap(),
+            kind: event.kind.to_owned(),
+            side: event.side.map(str::to_owned),
+            action: event.action.clone(),
+            player: event.player.map(str::to_owned),
+            client_id: event.client_id.clone(),
+            at: event.at,
+            board: event.board,
+        }
+    }
+
+    fn reopen(path: &Path) -> (EventLog, Vec<LoggedRow>) {
+        EventLog::open(path)
+            .unwrap()
+            .expect("nobody else holds the log")
+    }
+
+    #[test]
+    fn appended_events_read_back_in_order_after_a_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        let a = [event(1, Some("c3")), event(2, None)];
+        let b = [event(7, Some("a1-a2"))];
+        {
+            let (mut log, rows) = reopen(&path);
+            assert!(rows.is_empty());
+            log.append([("t1", &a[..]), ("t2", &b[..])]).unwrap();
+            log.append([("t1", &a[1..])]).unwrap();
+        }
+        let (_, rows) = reopen(&path);
+        let expected = vec![
+            row("t1", &a[0]),
+            row("t1", &a[1]),
+            row("t2", &b[0]),
+            row("t1", &a[1]),
+        ];
+        assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn a_torn_or_damaged_tail_is_left_out_and_written_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        let kept = [event(1, Some("c3"))];
+        let lost = [event(2, Some("b2"))];
+        let whole;
+        {
+            let (mut log, _) = reopen(&path);
+            log.append([("t", &kept[..])]).unwrap();
+            whole = log.len();
+            log.append([("t", &lost[..])]).unwrap();
+        }
+        let full = std::fs::read(&path).unwrap();
+        let whole = usize::try_from(whole).unwrap();
+        // Every cut inside the second record, and a flipped byte in it.
+        for cut in whole..full.len() {
+            std::fs::write(&path, &full[..cut]).unwrap();
+            assert_eq!(reopen(&path).1, vec![row("t", &kept[0])], "cut at {cut}");
+        }
+        let mut damaged = full.clone();
+        damaged[whole + HEADER + 3] ^= 0x40;
+        std::fs::write(&path, &damaged).unwrap();
+        assert_eq!(reopen(&path).1, vec![row("t", &kept[0])]);
+        // The next append goes where the whole records end.
+        std::fs::write(&path, &full[..whole + 5]).unwrap();
+        {
+            let (mut log, _) = reopen(&path);
+            assert_eq!(log.len(), u64::try_from(whole).unwrap());
+            log.append([("t", &lost[..])]).unwrap();
+        }
+        let expected = vec![row("t", &kept[0]), row("t", &lost[0])];
+        assert_eq!(reopen(&path).1, expected);
+    }
+
+    #[test]
+    fn a_restarted_log_is_empty_and_takes_new_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        let first = [event(1, Some("c3")), event(2, Some("a1"))];
+        let next = [event(3, Some("b1"))];
+        {
+            let (mut log, _) = reopen(&path);
+            log.append([("t", &first[..])]).unwrap();
+            log.restart().unwrap();
+            assert_eq!(log.len(), 0);
+            log.append([("t", &next[..])]).unwrap();
+        }
+        assert_eq!(reopen(&path).1, vec![row("t", &next[0])]);
+    }
+
+    #[test]
+    fn a_held_log_is_not_opened_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        let (mut held, _) = reopen(&path);
+        held.append([("t", &[event(1, Some("c3"))][..])]).unwrap();
+        // Another open file description, as another process has.
+        assert!(EventLog::open(&path).unwrap().is_none());
+        drop(held);
+        assert_eq!(reopen(&path).1.len(), 1);
+    }
+}

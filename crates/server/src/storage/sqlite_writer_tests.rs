@@ -1,0 +1,163 @@
+//! The event log as the writer uses it: what a start finds in it is
+//! stored, a read sees what only the log holds, and a fault that left an
+//! acknowledged event's version taken does not stop the rest.
+
+use std::path::Path;
+
+use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
+use baghchal_table::options::TableOptions;
+use baghchal_table::play::{Event, Logged};
+use baghchal_table::time::Timestamp;
+
+use super::super::event_log::{path_of, EventLog};
+use super::super::events::StoredEvent;
+use super::super::{Storage, TableRow};
+use crate::token::{self, Token};
+
+fn url(file: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", file.display())
+}
+
+async fn table(storage: &Storage) -> String {
+    let options = TableOptions::parse(&CreateTable {
+        opponent: Opponent::Friend,
+        side: Side::Goats,
+        level: None,
+        spectators: 0,
+        variant: Variant::default(),
+        clock: None,
+        format: baghchal_protocol::Format::Single,
+        series_games: None,
+    })
+    .unwrap();
+    let id = token::table_id().unwrap();
+    let row = TableRow {
+        id: id.clone(),
+        options,
+        host_secret: Some(Token::generate().unwrap().hash()),
+        guest_secret: None,
+        invite_token: Some(Token::generate().unwrap().hash()),
+        watch_token: None,
+        players: [None, None],
+        lobby: false,
+        rated: false,
+    };
+    storage.create_table(&row, None).await.unwrap();
+    id
+}
+
+/// An event the log path takes: no game ends, no flag changes.
+fn offered(version: u64) -> Logged {
+    Logged {
+        version,
+        event: Event::DrawOffered {
+            side: baghchal_rules::Side::Goat,
+        },
+        player: None,
+        client_id: Some(format!("c{version}")),
+        at: Timestamp::from_millis(1_764_547_200_000 + i64::try_from(version).unwrap()),
+        board: 1,
+    }
+}
+
+fn versions(events: &[Logged]) -> Vec<u64> {
+    events.iter().map(|e| e.version).collect()
+}
+
+/// The rows of `table` in the database file itself, read by a connection
+/// of its own.
+async fn stored_rows(file: &Path, table: &str) -> Vec<i64> {
+    let pool = sqlx::SqlitePool::connect(&url(file)).await.unwrap();
+    let rows =
+        sqlx::query_scalar("SELECT version FROM events WHERE table_id = $1 ORDER BY version")
+            .bind(table)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    pool.close().await;
+    rows
+}
+
+#[tokio::test]
+async fn events_only_in_the_log_are_stored_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let id = table(&storage).await;
+    storage.close().await;
+
+    // What a server killed after acknowledging them leaves: three events
+    // in the log and none in the database; then the same three again and
+    // a fourth, as a log whose start-over was lost leaves them.
+    let events: Vec<StoredEvent> = (1..=4).map(|v| StoredEvent::encode(&offered(v))).collect();
+    {
+        let (mut log, found) = EventLog::open(&path_of(&file)).unwrap().unwrap();
+        assert!(found.is_empty());
+        log.append([(id.as_str(), &events[..3])]).unwrap();
+        log.append([(id.as_str(), &events[..])]).unwrap();
+    }
+    assert!(stored_rows(&file, &id).await.is_empty());
+
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    assert_eq!(stored_rows(&file, &id).await, vec![1, 2, 3, 4]);
+    let read = storage.events(&id).await.unwrap();
+    assert_eq!(read, (1..=4).map(offered).collect::<Vec<_>>());
+    assert_eq!(std::fs::metadata(path_of(&file)).unwrap().len(), 0);
+    storage.close().await;
+}
+
+#[tokio::test]
+async fn a_read_sees_the_events_only_the_log_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let id = table(&storage).await;
+    for version in 1..=5 {
+        storage
+            .append_event(&id, &offered(version), None, None)
+            .await
+            .unwrap();
+    }
+    // Acknowledged from the log: the database does not hold them yet.
+    assert!(stored_rows(&file, &id).await.is_empty());
+    assert!(std::fs::metadata(path_of(&file)).unwrap().len() > 0);
+    assert_eq!(
+        versions(&storage.events(&id).await.unwrap()),
+        vec![1, 2, 3, 4, 5]
+    );
+    assert_eq!(stored_rows(&file, &id).await, vec![1, 2, 3, 4, 5]);
+    // A batch that sets the table's flag goes to the database itself,
+    // after events still in the log.
+    storage
+        .append_event(&id, &offered(6), None, None)
+        .await
+        .unwrap();
+    storage
+        .append_event(&id, &offered(7), Some(true), None)
+        .await
+        .unwrap();
+    assert_eq!(stored_rows(&file, &id).await, vec![1, 2, 3, 4, 5, 7]);
+    assert_eq!(
+        versions(&storage.events(&id).await.unwrap()),
+        vec![1, 2, 3, 4, 5, 6, 7]
+    );
+    storage.close().await;
+}
+
+#[tokio::test]
+async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let id = table(&storage).await;
+    for version in [1, 2, 2, 3] {
+        storage
+            .append_event(&id, &offered(version), None, None)
+            .await
+            .unwrap();
+    }
+    assert_eq!(versions(&storage.events(&id).await.unwrap()), vec![1, 2, 3]);
+    storage.close().await;
+    // The stop stored the log: the next start finds it empty.
+    assert_eq!(std::fs::metadata(path_of(&file)).unwrap().len(), 0);
+}
