@@ -115,6 +115,7 @@ macro_rules! on_pool {
 mod blocks;
 mod events;
 mod expiry;
+mod fold;
 mod games;
 mod lobby;
 mod ownership;

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 
 use super::event_log::{self, EventLog};
 use super::events::StoredEvent;
+use super::fold::Unfolded;
 use super::games::INSERT_GAME;
 use super::settle::settle_sqlite;
 use super::writer::{committed, gather, version_of, Append, Done, Job, MAX_BATCH};
@@ -80,32 +81,16 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
     }
 }
 
-/// Acknowledged events in the event log and not yet in the database, at
-/// which the writer stores them there: one commit for so many events, and
-/// the log stays under a megabyte.
-const FOLD_AT: usize = 4096;
-
-/// Events the log may hold at most. If storing them in the database keeps
-/// failing, appends go to the database themselves (and fail) rather than
-/// pile up in the log and in memory.
-const MAX_UNFOLDED: usize = 16 * FOLD_AT;
-
-/// The acknowledged events of the log not yet in the database, by table.
-#[derive(Default)]
-struct Unfolded {
-    appends: Vec<(String, Vec<StoredEvent>)>,
-    events: usize,
-}
-
 /// Commits batches from `queue` until it is stopped and drained, and
 /// sends their answers to [`answer`].
 ///
 /// A batch of events alone is appended to the event log and synced; it is
-/// acknowledged then, and stored in the database with thousands of others
-/// in one transaction ([`FOLD_AT`]), or when a reader asks
-/// ([`Job::Fold`]). A batch that ends a game or sets a table's `active`
-/// flag is committed to the database itself. When the writer stops,
-/// everything in the log is stored.
+/// acknowledged then, and stored in the database later, a slice at a time
+/// while no append waits once the log holds enough
+/// ([`fold`](super::fold)), or all at once when a reader asks
+/// ([`Job::Fold`]). A batch that ends a
+/// game or sets a table's `active` flag is committed to the database
+/// itself. When the writer stops, everything in the log is stored.
 ///
 /// After each checkpoint of the background task (`copied`), it copies the
 /// frames committed meanwhile itself, between two batches: with all of the
@@ -128,24 +113,30 @@ pub(super) fn run(
         unfolded: &mut unfolded,
     };
     while let Some(job) = queue.blocking_recv() {
+        let mut appended = 0;
         if let Some(started) = gather(job, &mut queue, &mut batch, &mut folds) {
             let logged = writer.log.is_some()
                 && batch.iter().all(Append::events_only)
-                && writer.unfolded.events < MAX_UNFOLDED;
+                && !writer.unfolded.is_full();
             let answered = if logged {
+                appended = batch.iter().map(|append| append.events.len()).sum();
                 writer.log_batch(&mut batch, started)
             } else {
                 writer.store_batch(&mut batch, started)
             };
             let _ = answers.send(answered);
         }
-        if writer.unfolded.events >= FOLD_AT || !folds.is_empty() {
-            let folded = writer.fold().map_err(|e| {
+        if !folds.is_empty() {
+            let folded = writer.fold_all().map_err(|e| {
                 tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
                 e.to_string()
             });
             for done in folds.drain(..) {
                 let _ = done.send(folded.clone().map_err(StorageError::Fold));
+            }
+        } else if writer.unfolded.is_due(queue.is_empty()) {
+            if let Err(e) = writer.fold_slice(appended) {
+                tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
             }
         }
         if copied.swap(false, Ordering::Acquire) {
@@ -154,19 +145,19 @@ pub(super) fn run(
             }
         }
     }
-    if let Err(e) = writer.fold() {
+    if let Err(e) = writer.fold_all() {
         tracing::error!(error = %e, "storing the event log in the database failed; the next start stores it");
     }
 }
 
 /// The writer's connection, its statements and its event log.
-struct Writer<'w, 'c> {
-    conn: &'c Connection,
-    held: &'w mut Option<Held<'c>>,
+pub(super) struct Writer<'w, 'c> {
+    pub(super) conn: &'c Connection,
+    pub(super) held: &'w mut Option<Held<'c>>,
     /// `None` while another writer holds the log: every batch is
     /// committed to the database.
-    log: Option<&'w mut EventLog>,
-    unfolded: &'w mut Unfolded,
+    pub(super) log: Option<&'w mut EventLog>,
+    pub(super) unfolded: &'w mut Unfolded,
 }
 
 impl Writer<'_, '_> {
@@ -188,8 +179,7 @@ impl Writer<'_, '_> {
                 batch
                     .drain(..)
                     .map(|append| {
-                        self.unfolded.events += append.events.len();
-                        self.unfolded.appends.push((append.table, append.events));
+                        self.unfolded.push(append.table, append.events);
                         (append.done, Ok(ended))
                     })
                     .collect()
@@ -235,64 +225,6 @@ impl Writer<'_, '_> {
                     .collect()
             }
         }
-    }
-
-    /// Stores the log's events in the database in one transaction, then
-    /// starts the log over.
-    ///
-    /// An event whose version its table holds already would fail the
-    /// transaction at every try, and leave every read waiting on the fold
-    /// failing with it: the transaction is then tried once more event by
-    /// event, and such an event is reported and left out. (Only a fault
-    /// can make one: a table's versions come from its one task.)
-    fn fold(&mut self) -> Result<(), StorageError> {
-        if self.unfolded.events == 0 {
-            return Ok(());
-        }
-        if let Err(e) = self.fold_once(false) {
-            tracing::warn!(error = %e, "storing the event log failed; trying event by event");
-            self.fold_once(true)?;
-        }
-        *self.unfolded = Unfolded::default();
-        if let Some(Err(e)) = self.log.as_deref_mut().map(EventLog::restart) {
-            // What it holds is in the database: a start that finds it there
-            // skips it.
-            tracing::warn!(error = %e, "starting the event log over failed; it grows until the next fold");
-        }
-        Ok(())
-    }
-
-    /// One transaction of [`Writer::fold`]; with `skip_taken`, an event
-    /// whose version is taken is reported and left out.
-    fn fold_once(&mut self, skip_taken: bool) -> Result<(), StorageError> {
-        let statements = prepared(self.conn, self.held)?;
-        statements.begin.execute([])?;
-        let written = self
-            .unfolded
-            .appends
-            .iter()
-            .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
-            .try_for_each(|(table, event)| {
-                match insert_events(&mut statements.insert, table, std::slice::from_ref(event)) {
-                    Err(StorageError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
-                        if skip_taken && e.code == rusqlite::ErrorCode::ConstraintViolation =>
-                    {
-                        tracing::error!(table_id = %table, version = event.version, "an acknowledged event's version was taken: the stored event is kept");
-                        Ok(())
-                    }
-                    other => other,
-                }
-            })
-            .and_then(|()| {
-                statements.commit.execute([])?;
-                Ok(())
-            });
-        if written.is_err() && !self.conn.is_autocommit() {
-            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
-                tracing::error!(error = %e, "rolling back a failed fold failed");
-            }
-        }
-        written
     }
 }
 
@@ -348,10 +280,10 @@ pub(super) fn recover(
 /// The statements of every batch, prepared once for the writer's life.
 /// (Through rusqlite's statement cache each was looked up, and put back,
 /// for every batch: some 4,000 instructions an action.)
-struct Held<'c> {
-    begin: Statement<'c>,
-    commit: Statement<'c>,
-    insert: Statement<'c>,
+pub(super) struct Held<'c> {
+    pub(super) begin: Statement<'c>,
+    pub(super) commit: Statement<'c>,
+    pub(super) insert: Statement<'c>,
     activate: Statement<'c>,
 }
 
@@ -372,7 +304,7 @@ impl<'c> Held<'c> {
 
 /// The statements of every batch, prepared at the first one (and again
 /// at the next one if that failed).
-fn prepared<'h, 'c>(
+pub(super) fn prepared<'h, 'c>(
     conn: &'c Connection,
     held: &'h mut Option<Held<'c>>,
 ) -> Result<&'h mut Held<'c>, StorageError> {
@@ -461,7 +393,7 @@ fn write(tx: &Connection, held: &mut Held<'_>, batch: &[Append]) -> Result<(), S
 }
 
 /// Runs the held insert for each of `table`'s `events`.
-fn insert_events(
+pub(super) fn insert_events(
     insert: &mut Statement<'_>,
     table: &str,
     events: &[StoredEvent],

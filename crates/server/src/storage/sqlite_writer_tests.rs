@@ -161,3 +161,35 @@ async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
     // The stop stored the log: the next start finds it empty.
     assert_eq!(std::fs::metadata(path_of(&file)).unwrap().len(), 0);
 }
+
+#[tokio::test]
+async fn a_long_log_is_stored_slice_by_slice_without_a_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let id = table(&storage).await;
+    let past = u64::try_from(super::super::fold::FOLD_AT).unwrap() + 100;
+    for version in 1..=past {
+        storage
+            .append_event(&id, &offered(version), None, None)
+            .await
+            .unwrap();
+    }
+    // The fold began at FOLD_AT events and went on a slice a batch: no
+    // read asked for it.
+    let stored = stored_rows(&file, &id).await;
+    assert!(
+        stored.len() >= super::super::fold::FOLD_AT,
+        "{} stored",
+        stored.len()
+    );
+    assert_eq!(
+        stored,
+        (1..=i64::try_from(stored.len()).unwrap()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        versions(&storage.events(&id).await.unwrap()),
+        (1..=past).collect::<Vec<_>>()
+    );
+    storage.close().await;
+}
