@@ -344,7 +344,7 @@ async fn a_killed_server_loses_no_acknowledged_action_on_sqlite() {
         u64::from_le_bytes(bytes)
     ));
     crash_and_recover(&format!("sqlite://{}?mode=rwc", file.display())).await;
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-wal", "-shm", "-events"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
     }
 }

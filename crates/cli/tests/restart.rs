@@ -129,7 +129,7 @@ async fn a_restarted_server_charges_no_clock_for_its_downtime_on_sqlite() {
         file.display()
     ))
     .await;
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-wal", "-shm", "-events"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
     }
 }

@@ -97,7 +97,7 @@ impl TestDb {
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Some(file) = &self.file {
-            for suffix in ["", "-wal", "-shm"] {
+            for suffix in ["", "-wal", "-shm", "-events"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
             }
         }
