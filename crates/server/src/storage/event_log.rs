@@ -40,6 +40,9 @@ pub(super) struct EventLog {
     len: u64,
     /// The records of the batch being appended.
     buf: Vec<u8>,
+    /// A failed append could not be cut off: nothing is appended until
+    /// the log starts over.
+    broken: bool,
 }
 
 /// An event read back from the log, with its table.
@@ -84,6 +87,7 @@ impl EventLog {
                 file,
                 len,
                 buf: Vec::new(),
+                broken: false,
             },
             rows,
         )))
@@ -91,20 +95,37 @@ impl EventLog {
 
     /// Appends the events of `appends` (each a table and its events) in
     /// one write, and syncs it: once this returns `Ok`, they survive a
-    /// crash. On an error nothing counts as written, and the next append
-    /// goes where this one started.
+    /// crash. On an error nothing counts as written: the log is cut back
+    /// to where this append started, so that no part of it can be read at
+    /// a start, and the next append goes there. If even that fails, the
+    /// log takes no more appends until it starts over.
     pub(super) fn append<'a>(
         &mut self,
         appends: impl IntoIterator<Item = (&'a str, &'a [StoredEvent])>,
     ) -> io::Result<()> {
+        if self.broken {
+            return Err(io::Error::other(
+                "the event log could not be cut back after a failed append",
+            ));
+        }
         self.buf.clear();
         for (table, events) in appends {
             for event in events {
                 encode(&mut self.buf, table, event);
             }
         }
-        self.file.write_all_at(&self.buf, self.len)?;
-        self.file.sync_data()?;
+        let written = self
+            .file
+            .write_all_at(&self.buf, self.len)
+            .and_then(|()| self.file.sync_data());
+        if let Err(e) = written {
+            self.broken = self
+                .file
+                .set_len(self.len)
+                .and_then(|()| self.file.sync_data())
+                .is_err();
+            return Err(e);
+        }
         self.len += u64::try_from(self.buf.len()).unwrap_or(u64::MAX);
         Ok(())
     }
@@ -116,6 +137,7 @@ impl EventLog {
         self.file.set_len(0)?;
         self.file.sync_data()?;
         self.len = 0;
+        self.broken = false;
         Ok(())
     }
 

@@ -13,22 +13,24 @@
 
 use std::collections::VecDeque;
 
+use rusqlite::Connection;
+
 use super::event_log::EventLog;
 use super::events::StoredEvent;
-use super::sqlite_writer::{insert_events, prepared, Writer};
+use super::sqlite_statements::{insert_events, prepared, Held};
 use super::StorageError;
 
 /// Acknowledged events in the log beyond which the writer starts storing
 /// them in the database.
-pub(super) const FOLD_AT: usize = 1024;
+const FOLD_AT: usize = 1024;
 
 /// The events a slice stores at least (more when more arrived with the
 /// batch before it, so that a fold keeps up with any rate).
-const FOLD_SLICE: usize = 32;
+pub(super) const FOLD_SLICE: usize = 32;
 
 /// Events in the log beyond which a slice is stored even while appends
 /// wait.
-const PRESSING: usize = 4 * FOLD_AT;
+pub(super) const PRESSING: usize = 4 * FOLD_AT;
 
 /// Events the log may hold at most. If storing them in the database keeps
 /// failing, appends go to the database themselves (and fail) rather than
@@ -63,12 +65,20 @@ impl Unfolded {
     }
 }
 
-impl Writer<'_, '_> {
-    /// Stores every event of the log in the database, synced, and starts
-    /// the log over.
-    pub(super) fn fold_all(&mut self) -> Result<(), StorageError> {
-        while self.unfolded.events > 0 {
-            self.fold_slice(self.unfolded.events)?;
+/// What a fold works with: the writer's connection, its statements and
+/// its log.
+pub(super) struct Folder<'f, 'c> {
+    pub(super) conn: &'c Connection,
+    pub(super) held: &'f mut Option<Held<'c>>,
+    pub(super) log: Option<&'f mut EventLog>,
+}
+
+impl Unfolded {
+    /// Stores every event of the log in the database and starts the log
+    /// over.
+    pub(super) fn fold_all(&mut self, folder: &mut Folder<'_, '_>) -> Result<(), StorageError> {
+        while self.events > 0 {
+            self.fold_slice(folder, self.events)?;
         }
         Ok(())
     }
@@ -77,27 +87,31 @@ impl Writer<'_, '_> {
     /// events and at least twice the `arrived` events of the last batch,
     /// in one transaction. After the fold's last slice the log starts
     /// over.
-    pub(super) fn fold_slice(&mut self, arrived: usize) -> Result<(), StorageError> {
+    pub(super) fn fold_slice(
+        &mut self,
+        folder: &mut Folder<'_, '_>,
+        arrived: usize,
+    ) -> Result<(), StorageError> {
         let wanted = FOLD_SLICE.max(arrived.saturating_mul(2));
         let mut appends = 0;
         let mut events = 0;
-        for (_, of_table) in &self.unfolded.appends {
+        for (_, of_table) in &self.appends {
             if events >= wanted {
                 break;
             }
             appends += 1;
             events += of_table.len();
         }
-        let last = appends == self.unfolded.appends.len();
-        if let Err(e) = self.store_slice(appends, false) {
+        let last = appends == self.appends.len();
+        if let Err(e) = self.store_slice(folder, appends, false) {
             tracing::warn!(error = %e, "storing a slice of the event log failed; trying event by event");
-            self.store_slice(appends, true)?;
+            self.store_slice(folder, appends, true)?;
         }
-        self.unfolded.appends.drain(..appends);
-        self.unfolded.events -= events;
-        self.unfolded.folding = !last;
+        self.appends.drain(..appends);
+        self.events -= events;
+        self.folding = !last;
         if last {
-            if let Some(Err(e)) = self.log.as_deref_mut().map(EventLog::restart) {
+            if let Some(Err(e)) = folder.log.as_deref_mut().map(EventLog::restart) {
                 // What it holds is in the database: a start that finds it
                 // there skips it.
                 tracing::warn!(error = %e, "starting the event log over failed; it grows until the next fold");
@@ -113,11 +127,15 @@ impl Writer<'_, '_> {
     /// it: with `skip_taken`, such an event is reported and left out.
     /// (Only a fault can make one: a table's versions come from its one
     /// task.)
-    fn store_slice(&mut self, appends: usize, skip_taken: bool) -> Result<(), StorageError> {
-        let statements = prepared(self.conn, self.held)?;
+    fn store_slice(
+        &self,
+        folder: &mut Folder<'_, '_>,
+        appends: usize,
+        skip_taken: bool,
+    ) -> Result<(), StorageError> {
+        let statements = prepared(folder.conn, folder.held)?;
         statements.begin.execute([])?;
         let written = self
-            .unfolded
             .appends
             .range(..appends)
             .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
@@ -136,8 +154,8 @@ impl Writer<'_, '_> {
                 statements.commit.execute([])?;
                 Ok(())
             });
-        if written.is_err() && !self.conn.is_autocommit() {
-            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
+        if written.is_err() && !folder.conn.is_autocommit() {
+            if let Err(e) = folder.conn.execute_batch("ROLLBACK") {
                 tracing::error!(error = %e, "rolling back a failed fold failed");
             }
         }

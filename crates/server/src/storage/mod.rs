@@ -23,6 +23,7 @@ use baghchal_table::options::TableOptions;
 use baghchal_table::play::Logged;
 
 mod event_log;
+mod sqlite_statements;
 mod sqlite_writer;
 
 /// The database failed, or holds something this server cannot read.

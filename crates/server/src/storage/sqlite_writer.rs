@@ -13,15 +13,15 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, Connection, OpenFlags, Statement};
+use rusqlite::{params, Connection, OpenFlags};
 use tokio::sync::mpsc;
 
 use super::event_log::{self, EventLog};
-use super::events::StoredEvent;
-use super::fold::Unfolded;
+use super::fold::{Folder, Unfolded};
 use super::games::INSERT_GAME;
 use super::settle::settle_sqlite;
-use super::writer::{committed, gather, version_of, Append, Done, Job, MAX_BATCH};
+use super::sqlite_statements::{insert_events, prepared, Held};
+use super::writer::{committed, gather, Append, Done, Job, MAX_BATCH};
 use super::StorageError;
 
 /// The writer's page cache: the leaves where each active table's next
@@ -88,9 +88,9 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
 /// acknowledged then, and stored in the database later, a slice at a time
 /// while no append waits once the log holds enough
 /// ([`fold`](super::fold)), or all at once when a reader asks
-/// ([`Job::Fold`]). A batch that ends a
-/// game or sets a table's `active` flag is committed to the database
-/// itself. When the writer stops, everything in the log is stored.
+/// ([`Job::Fold`]). A batch that ends a game or sets a table's `active`
+/// flag is committed to the database itself. When the writer stops,
+/// everything in the log is stored.
 ///
 /// After each checkpoint of the background task (`copied`), it copies the
 /// frames committed meanwhile itself, between two batches: with all of the
@@ -104,18 +104,19 @@ pub(super) fn run(
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
     let mut folds = Vec::new();
-    let mut unfolded = Unfolded::default();
     let mut held = None;
     let mut writer = Writer {
-        conn: &conn,
-        held: &mut held,
-        log: log.as_mut(),
-        unfolded: &mut unfolded,
+        folder: Folder {
+            conn: &conn,
+            held: &mut held,
+            log: log.as_mut(),
+        },
+        unfolded: Unfolded::default(),
     };
     while let Some(job) = queue.blocking_recv() {
         let mut appended = 0;
         if let Some(started) = gather(job, &mut queue, &mut batch, &mut folds) {
-            let logged = writer.log.is_some()
+            let logged = writer.folder.log.is_some()
                 && batch.iter().all(Append::events_only)
                 && !writer.unfolded.is_full();
             let answered = if logged {
@@ -127,7 +128,7 @@ pub(super) fn run(
             let _ = answers.send(answered);
         }
         if !folds.is_empty() {
-            let folded = writer.fold_all().map_err(|e| {
+            let folded = writer.unfolded.fold_all(&mut writer.folder).map_err(|e| {
                 tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
                 e.to_string()
             });
@@ -135,7 +136,7 @@ pub(super) fn run(
                 let _ = done.send(folded.clone().map_err(StorageError::Fold));
             }
         } else if writer.unfolded.is_due(queue.is_empty()) {
-            if let Err(e) = writer.fold_slice(appended) {
+            if let Err(e) = writer.unfolded.fold_slice(&mut writer.folder, appended) {
                 tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
             }
         }
@@ -145,26 +146,24 @@ pub(super) fn run(
             }
         }
     }
-    if let Err(e) = writer.fold_all() {
+    if let Err(e) = writer.unfolded.fold_all(&mut writer.folder) {
         tracing::error!(error = %e, "storing the event log in the database failed; the next start stores it");
     }
 }
 
 /// The writer's connection, its statements and its event log.
-pub(super) struct Writer<'w, 'c> {
-    pub(super) conn: &'c Connection,
-    pub(super) held: &'w mut Option<Held<'c>>,
-    /// `None` while another writer holds the log: every batch is
-    /// committed to the database.
-    pub(super) log: Option<&'w mut EventLog>,
-    pub(super) unfolded: &'w mut Unfolded,
+struct Writer<'w, 'c> {
+    /// `log` is `None` while another writer holds the log: every batch
+    /// is committed to the database.
+    folder: Folder<'w, 'c>,
+    unfolded: Unfolded,
 }
 
 impl Writer<'_, '_> {
     /// Appends `batch` to the event log and answers it; if the log fails,
     /// commits it to the database instead.
     fn log_batch(&mut self, batch: &mut Vec<Append>, started: Instant) -> Answers {
-        let Some(log) = self.log.as_deref_mut() else {
+        let Some(log) = self.folder.log.as_deref_mut() else {
             return self.store_batch(batch, started);
         };
         let appended = log.append(
@@ -199,7 +198,7 @@ impl Writer<'_, '_> {
     /// start stores them. A game's row is committed with its ending event,
     /// never apart from it, so the log is left alone.
     fn store_batch(&mut self, batch: &mut Vec<Append>, started: Instant) -> Answers {
-        match commit(self.conn, self.held, batch) {
+        match commit(self.folder.conn, self.folder.held, batch) {
             Ok(()) => {
                 let ended = Instant::now();
                 committed(batch, started, ended);
@@ -218,8 +217,12 @@ impl Writer<'_, '_> {
                 batch
                     .drain(..)
                     .map(|append| {
-                        let result = commit(self.conn, self.held, std::slice::from_ref(&append))
-                            .map(|()| Instant::now());
+                        let result = commit(
+                            self.folder.conn,
+                            self.folder.held,
+                            std::slice::from_ref(&append),
+                        )
+                        .map(|()| Instant::now());
                         (append.done, result)
                     })
                     .collect()
@@ -275,43 +278,6 @@ pub(super) fn recover(
     }
     log.restart()?;
     Ok(Some(log))
-}
-
-/// The statements of every batch, prepared once for the writer's life.
-/// (Through rusqlite's statement cache each was looked up, and put back,
-/// for every batch: some 4,000 instructions an action.)
-pub(super) struct Held<'c> {
-    pub(super) begin: Statement<'c>,
-    pub(super) commit: Statement<'c>,
-    pub(super) insert: Statement<'c>,
-    activate: Statement<'c>,
-}
-
-impl<'c> Held<'c> {
-    fn prepare(conn: &'c Connection) -> Result<Self, StorageError> {
-        Ok(Self {
-            begin: conn.prepare("BEGIN IMMEDIATE")?,
-            commit: conn.prepare("COMMIT")?,
-            insert: conn.prepare(
-                "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
-                 created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?,
-            activate: conn
-                .prepare("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?,
-        })
-    }
-}
-
-/// The statements of every batch, prepared at the first one (and again
-/// at the next one if that failed).
-pub(super) fn prepared<'h, 'c>(
-    conn: &'c Connection,
-    held: &'h mut Option<Held<'c>>,
-) -> Result<&'h mut Held<'c>, StorageError> {
-    Ok(match held {
-        Some(statements) => statements,
-        None => held.insert(Held::prepare(conn)?),
-    })
 }
 
 /// Stores `batch` in one transaction: every event, the rows of the games
@@ -388,28 +354,6 @@ fn write(tx: &Connection, held: &mut Held<'_>, batch: &[Append]) -> Result<(), S
         for (table, active) in active {
             held.activate.execute(params![i64::from(active), table])?;
         }
-    }
-    Ok(())
-}
-
-/// Runs the held insert for each of `table`'s `events`.
-pub(super) fn insert_events(
-    insert: &mut Statement<'_>,
-    table: &str,
-    events: &[StoredEvent],
-) -> Result<(), StorageError> {
-    for event in events {
-        insert.execute(params![
-            table,
-            version_of(table, event)?,
-            event.kind,
-            event.side,
-            event.action,
-            event.player,
-            event.client_id,
-            event.at,
-            event.board,
-        ])?;
     }
     Ok(())
 }

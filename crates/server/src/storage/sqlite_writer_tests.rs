@@ -164,25 +164,25 @@ async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
 
 #[tokio::test]
 async fn a_long_log_is_stored_slice_by_slice_without_a_read() {
+    use super::super::fold::{FOLD_SLICE, PRESSING};
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("db.sqlite");
     let storage = Storage::connect(&url(&file)).await.unwrap();
     let id = table(&storage).await;
-    let past = u64::try_from(super::super::fold::FOLD_AT).unwrap() + 100;
+    // Slices are taken while no append waits, which the timing decides;
+    // from `PRESSING` events in the log on, after every batch whatever
+    // waits. The writer takes the next append only once that slice is
+    // committed, so the last append's answer comes after it.
+    let past = u64::try_from(PRESSING).unwrap() + 2;
     for version in 1..=past {
         storage
             .append_event(&id, &offered(version), None, None)
             .await
             .unwrap();
     }
-    // The fold began at FOLD_AT events and went on a slice a batch: no
-    // read asked for it.
     let stored = stored_rows(&file, &id).await;
-    assert!(
-        stored.len() >= super::super::fold::FOLD_AT,
-        "{} stored",
-        stored.len()
-    );
+    assert!(stored.len() >= FOLD_SLICE, "{} stored", stored.len());
+    // The oldest first, none missing.
     assert_eq!(
         stored,
         (1..=i64::try_from(stored.len()).unwrap()).collect::<Vec<_>>()
