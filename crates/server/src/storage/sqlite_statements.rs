@@ -3,9 +3,27 @@
 
 use rusqlite::{params, Connection, Statement};
 
+use super::event_log::LoggedRow;
 use super::events::StoredEvent;
 use super::writer::version_of;
 use super::StorageError;
+
+/// The insert of one event, as `INSERT` or `INSERT OR IGNORE`.
+macro_rules! insert_event {
+    ($insert:literal) => {
+        concat!(
+            $insert,
+            " INTO events (table_id, version, kind, side, action, player, client_id, \
+             created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+        )
+    };
+}
+
+/// The insert of a batch's event: a version already taken is an error.
+const INSERT_EVENT: &str = insert_event!("INSERT");
+/// The insert of an event read back from the log at a start, which may
+/// already be stored (its log's start-over was lost).
+pub(super) const INSERT_EVENT_OR_IGNORE: &str = insert_event!("INSERT OR IGNORE");
 
 /// The statements of every batch, prepared once for the writer's life.
 /// (Through rusqlite's statement cache each was looked up, and put back,
@@ -22,10 +40,7 @@ impl<'c> Held<'c> {
         Ok(Self {
             begin: conn.prepare("BEGIN IMMEDIATE")?,
             commit: conn.prepare("COMMIT")?,
-            insert: conn.prepare(
-                "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
-                 created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?,
+            insert: conn.prepare(INSERT_EVENT)?,
             activate: conn
                 .prepare("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?,
         })
@@ -51,17 +66,69 @@ pub(super) fn insert_events(
     events: &[StoredEvent],
 ) -> Result<(), StorageError> {
     for event in events {
-        insert.execute(params![
-            table,
-            version_of(table, event)?,
-            event.kind,
-            event.side,
-            event.action,
-            event.player,
-            event.client_id,
-            event.at,
-            event.board,
-        ])?;
+        EventValues::of_event(table, event)?.insert(insert)?;
     }
     Ok(())
+}
+
+/// One row of `events`, borrowed from a batch's event or from one read
+/// back from the log: both inserts bind it the same way.
+pub(super) struct EventValues<'a> {
+    table: &'a str,
+    version: i64,
+    kind: &'a str,
+    side: Option<&'a str>,
+    action: Option<&'a str>,
+    player: Option<&'a str>,
+    client_id: Option<&'a str>,
+    at: i64,
+    board: i64,
+}
+
+impl<'a> EventValues<'a> {
+    fn of_event(table: &'a str, event: &'a StoredEvent) -> Result<Self, StorageError> {
+        Ok(Self {
+            table,
+            version: version_of(table, event)?,
+            kind: event.kind,
+            side: event.side,
+            action: event.action.as_deref(),
+            player: event.player,
+            client_id: event.client_id.as_deref(),
+            at: event.at,
+            board: event.board,
+        })
+    }
+
+    /// Runs `insert` (either of the two above) with these values; how
+    /// many rows it stored.
+    pub(super) fn insert(&self, insert: &mut Statement<'_>) -> Result<usize, StorageError> {
+        Ok(insert.execute(params![
+            self.table,
+            self.version,
+            self.kind,
+            self.side,
+            self.action,
+            self.player,
+            self.client_id,
+            self.at,
+            self.board,
+        ])?)
+    }
+}
+
+impl<'a> From<&'a LoggedRow> for EventValues<'a> {
+    fn from(row: &'a LoggedRow) -> Self {
+        Self {
+            table: &row.table,
+            version: row.version,
+            kind: &row.kind,
+            side: row.side.as_deref(),
+            action: row.action.as_deref(),
+            player: row.player.as_deref(),
+            client_id: row.client_id.as_deref(),
+            at: row.at,
+            board: row.board,
+        }
+    }
 }

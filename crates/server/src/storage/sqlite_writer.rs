@@ -20,7 +20,9 @@ use super::event_log::{self, EventLog};
 use super::fold::{Folder, Unfolded};
 use super::games::INSERT_GAME;
 use super::settle::settle_sqlite;
-use super::sqlite_statements::{insert_events, prepared, Held};
+use super::sqlite_statements::{
+    insert_events, prepared, EventValues, Held, INSERT_EVENT_OR_IGNORE,
+};
 use super::writer::{committed, gather, Append, Done, Job, MAX_BATCH};
 use super::StorageError;
 
@@ -251,22 +253,9 @@ pub(super) fn recover(
         let mut stored = 0;
         let tx = conn.unchecked_transaction()?;
         {
-            let mut insert = tx.prepare(
-                "INSERT OR IGNORE INTO events (table_id, version, kind, side, action, player, \
-                 client_id, created_at, board) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?;
+            let mut insert = tx.prepare(INSERT_EVENT_OR_IGNORE)?;
             for row in &rows {
-                stored += insert.execute(params![
-                    row.table,
-                    row.version,
-                    row.kind,
-                    row.side,
-                    row.action,
-                    row.player,
-                    row.client_id,
-                    row.at,
-                    row.board,
-                ])?;
+                stored += EventValues::from(row).insert(&mut insert)?;
             }
         }
         tx.commit()?;
