@@ -6,6 +6,7 @@
 import { t, num } from './i18n.js';
 import { h } from './dom.js';
 import { TIME_CONTROLS, describeClock } from './clock.js';
+import { onPlayer } from './account.js';
 
 /** @typedef {import('./wire.js').LobbyState} LobbyState */
 /** @typedef {import('./wire.js').LobbyEvent} LobbyEvent */
@@ -46,29 +47,49 @@ export class LobbySection {
     this.liveAt = null;
     /** @type {EventSource | null} */
     this.events = null;
+    /** @type {(() => void) | null} */
+    this.stopFollowing = null;
     this.closed = false;
     this.start();
   }
 
-  async start() {
-    try {
-      const res = await fetch('/api/me');
-      if (!res.ok) return;
-      this.me = /** @type {Me} */ (await res.json());
-    } catch {
-      return;
-    }
-    if (this.closed) return;
-    this.rated = Boolean(this.me?.name);
-    const events = new EventSource('/api/lobby/events');
-    events.onmessage = (e) => this.receive(/** @type {LobbyEvent} */ (JSON.parse(e.data)));
-    this.events = events;
+  /** Follows the browser's player, as the account area knows it. */
+  start() {
+    this.stopFollowing = onPlayer((me) => this.follow(me));
   }
 
   destroy() {
     this.closed = true;
+    this.stopFollowing?.();
     this.events?.close();
     this.events = null;
+  }
+
+  /**
+   * Takes the browser's player as it is now. The live channel is opened
+   * under it, and again under the next one after a log in or out: the
+   * server seats the player the session cookie names, so a channel of the
+   * last player would never hear of it.
+   * @param {Me | null} me
+   */
+  follow(me) {
+    // Until the page's first `GET /api/me` is answered there is no
+    // player (and asking again here would make a second one).
+    if (this.closed || !me) return;
+    const before = this.me;
+    this.me = me;
+    if (before?.name !== me.name) this.rated = Boolean(me.name);
+    if (before?.id !== me.id) {
+      this.events?.close();
+      this.state = null;
+      this.waiting = null;
+      this.seeking = false;
+      this.current = null;
+      const events = new EventSource('/api/lobby/events');
+      events.onmessage = (e) => this.receive(/** @type {LobbyEvent} */ (JSON.parse(e.data)));
+      this.events = events;
+    }
+    this.redraw();
   }
 
   /** @param {LobbyEvent} event */

@@ -1,6 +1,7 @@
 // The lobby in Chromium against the real server: two browsers that have
 // never met find each other through a pool and land at one table, each in
-// their own seat; a challenge made in one browser is accepted in another;
+// their own seat; one who logs in on the home page is paired under the
+// account; a challenge made in one browser is accepted in another;
 // a player blocked from a profile page has their challenges hidden from
 // the blocker until unblocked; the lobby is axe clean and fits a phone.
 import { test, before, after } from 'node:test';
@@ -89,6 +90,32 @@ test('two strangers meet through a pool and each lands in their own seat of one 
   await watcher.context.close();
   await alice.context.close();
   await bob.context.close();
+});
+
+test('a player who logs in on the home page is paired under their account without reloading it', async () => {
+  // The account, made in a browser that then goes away.
+  const maker = await visitor('CarolB');
+  await maker.context.close();
+  const carol = await visitor(null);
+  await waitText(carol.page, '#account-toggle', 'anonymous');
+  await carol.page.locator('#account-toggle').click();
+  await carol.page.locator('#show-log-in').click();
+  await carol.page.locator('#account-name').fill('CarolB');
+  await carol.page.locator('#account-password').fill('a long password');
+  await carol.page.locator('#log-in-form button[type="submit"]').click();
+  await waitText(carol.page, '#account-toggle', 'CarolB');
+  // The lobby now speaks to the account: the pools are rated for it.
+  await waitText(carol.page, '#lobby', /Games between accounts are rated\./);
+  const dave = await visitor('DaveB');
+  await carol.page.locator('#pool-3-2').click();
+  await carol.page.locator('#pool-3-2[aria-pressed="true"]').waitFor();
+  await dave.page.locator('#pool-3-2').click();
+  await carol.page.waitForURL(/\/t\/[^/#]+$/);
+  await dave.page.waitForURL(/\/t\/[^/#]+$/);
+  assert.equal(carol.page.url(), dave.page.url());
+  assert.deepEqual([...carol.problems, ...dave.problems], []);
+  await carol.context.close();
+  await dave.context.close();
 });
 
 test('a challenge made in one browser is accepted in another', async () => {
