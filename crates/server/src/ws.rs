@@ -265,34 +265,13 @@ impl Connection {
                 }
             };
             tokio::select! {
+                // The frames of play first: the shutdown, the hello's
+                // deadline and the liveness timer are looked at only when
+                // neither is ready, so a busy socket does not poll them
+                // (a lock each) at every turn. A shutdown that ends the
+                // table ends its outbox first; `write_out` closes with the
+                // shutdown's code then.
                 biased;
-                () = &mut shutdown => return self.table_gone(),
-                () = &mut no_hello, if unjoined => {
-                    tracing::debug!("no hello in time");
-                    return End::Close(CloseCode::NoHello);
-                }
-                () = &mut check => {
-                    // The silence allowed: until a ping, then until giving up.
-                    let due = heard
-                        + if pinged {
-                            self.liveness.give_up_after
-                        } else {
-                            self.liveness.ping_after
-                        };
-                    if Instant::now() < due {
-                        check.as_mut().reset(due);
-                        continue;
-                    }
-                    if pinged {
-                        tracing::info!("no answer to pings");
-                        return End::Close(CloseCode::Unresponsive);
-                    }
-                    pinged = true;
-                    check.as_mut().reset(heard + self.liveness.give_up_after);
-                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
-                        return End::Gone;
-                    }
-                }
                 out = outgoing => {
                     if let Some(end) = self.write_out(out).await {
                         return end;
@@ -333,6 +312,33 @@ impl Connection {
                         }
                     }
                 }},
+                () = &mut shutdown => return self.table_gone(),
+                () = &mut no_hello, if unjoined => {
+                    tracing::debug!("no hello in time");
+                    return End::Close(CloseCode::NoHello);
+                }
+                () = &mut check => {
+                    // The silence allowed: until a ping, then until giving up.
+                    let due = heard
+                        + if pinged {
+                            self.liveness.give_up_after
+                        } else {
+                            self.liveness.ping_after
+                        };
+                    if Instant::now() < due {
+                        check.as_mut().reset(due);
+                        continue;
+                    }
+                    if pinged {
+                        tracing::info!("no answer to pings");
+                        return End::Close(CloseCode::Unresponsive);
+                    }
+                    pinged = true;
+                    check.as_mut().reset(heard + self.liveness.give_up_after);
+                    if self.socket.send(Message::Ping(Default::default())).await.is_err() {
+                        return End::Gone;
+                    }
+                }
             }
         }
     }
@@ -347,7 +353,14 @@ impl Connection {
                 for sent in written.events {
                     stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
                 }
-                written.close.map(End::Close)
+                match written.close {
+                    // The outbox ended: the table dropped this socket for
+                    // falling behind, unless the server is stopping.
+                    Some(CloseCode::TooSlow) if self.shutdown.is_cancelled() => {
+                        Some(self.table_gone())
+                    }
+                    close => close.map(End::Close),
+                }
             }
             Err(_) => Some(End::Gone),
         }
