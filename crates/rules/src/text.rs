@@ -6,16 +6,20 @@ use std::str::FromStr;
 
 use crate::{Bitboard, Setup, Side, Square};
 
+/// The longest position text: the board, then the side and three numbers
+/// (at most 3, 3 and 5 digits), each after a space.
+const TEXT_MAX: usize = 29 + 2 + 4 + 4 + 6;
+
 impl fmt::Display for Setup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The board is put together first and written once: the server
-        // writes the position of every state it sends.
-        let mut board = [b'/'; 29];
+        // The whole text is put together here and written once: the
+        // server writes the position of every state it sends, and
+        // `write!` of the three numbers cost more than all the rest.
+        let mut text = [b'/'; TEXT_MAX];
         for row in 0..5u8 {
             for column in 0..5u8 {
                 let sq = Square::from_coords(column, row).expect("on the board");
-                board[usize::from(4 - row) * 6 + usize::from(column)] = if self.tigers.contains(sq)
-                {
+                text[usize::from(4 - row) * 6 + usize::from(column)] = if self.tigers.contains(sq) {
                     b'T'
                 } else if self.goats.contains(sq) {
                     b'G'
@@ -24,16 +28,35 @@ impl fmt::Display for Setup {
                 };
             }
         }
-        f.write_str(std::str::from_utf8(&board).map_err(|_| fmt::Error)?)?;
-        write!(
-            f,
-            " {} {} {} {}",
-            self.side.char(),
-            self.in_hand,
-            self.eaten,
-            self.ply
-        )
+        let mut len = 29;
+        text[len] = b' ';
+        text[len + 1] = self.side.char() as u8;
+        len += 2;
+        for number in [u16::from(self.in_hand), u16::from(self.eaten), self.ply] {
+            text[len] = b' ';
+            len += 1;
+            len += write_number(&mut text[len..], number);
+        }
+        f.write_str(std::str::from_utf8(&text[..len]).map_err(|_| fmt::Error)?)
     }
+}
+
+/// Writes `number` in decimal at the start of `out` (room for five
+/// digits); how many digits it took.
+fn write_number(out: &mut [u8], mut number: u16) -> usize {
+    let mut digits = [0u8; 5];
+    let mut first = digits.len();
+    loop {
+        first -= 1;
+        digits[first] = b'0' + (number % 10) as u8;
+        number /= 10;
+        if number == 0 {
+            break;
+        }
+    }
+    let digits = &digits[first..];
+    out[..digits.len()].copy_from_slice(digits);
+    digits.len()
 }
 
 /// Why a text is not a position text. Each variant names the field.
@@ -145,5 +168,40 @@ impl FromStr for Setup {
             eaten,
             ply,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Every count prints in full, whatever its number of digits, and
+        /// reads back.
+        #[test]
+        fn every_count_prints_and_reads_back(
+            tigers in any::<u32>(),
+            goats in any::<u32>(),
+            tiger_to_move in any::<bool>(),
+            in_hand in any::<u8>(),
+            eaten in any::<u8>(),
+            ply in any::<u16>(),
+        ) {
+            let tigers = tigers & Bitboard::FULL.0;
+            let setup = Setup {
+                tigers: Bitboard(tigers),
+                goats: Bitboard(goats & Bitboard::FULL.0 & !tigers),
+                side: if tiger_to_move { Side::Tiger } else { Side::Goat },
+                in_hand,
+                eaten,
+                ply,
+            };
+            let text = setup.to_string();
+            let fields: Vec<&str> = text.split(' ').collect();
+            prop_assert_eq!(&fields[2..], &[in_hand.to_string(), eaten.to_string(), ply.to_string()]);
+            prop_assert_eq!(text.parse::<Setup>(), Ok(setup));
+        }
     }
 }
