@@ -12,6 +12,7 @@ import { t, num } from './i18n.js';
 import { h, mainElement, announce, sideName, shareSheet } from './dom.js';
 import { loadSeat, saveSeat, forgetSeat, hintsOn, saveHints, rememberGame } from './storage.js';
 import { TableSocket } from './socket.js';
+import { playerAsked } from './account.js';
 import * as sound from './sound.js';
 import { apply, initial, mySide, mode, onlyBoard, matchOf, waitingForFriend } from './state.js';
 import { BoardPane } from './pane.js';
@@ -26,6 +27,9 @@ import { seriesText, matchText, tallyText, pageTitle, eventMoment, eventSaid, ev
 /** @typedef {import('./i18n.js').StringKey} StringKey */
 /** @typedef {import('./wire.js').BoardNumber} BoardNumber */
 /** @typedef {import('./pane.js').BoardCommand} BoardCommand */
+
+/** How long the socket waits for the page's first `GET /api/me` at most. */
+const PLAYER_WAIT_MS = 5000;
 
 /**
  * The parts of the table view that `update` fills; each board's are its
@@ -129,10 +133,18 @@ export class TableView {
         this.render();
       },
     });
-    this.socket.start();
+    this.destroyed = false;
+    // A seat the hello claims is the session player's too (their games
+    // list it; signing up keeps it). On a first visit the session cookie
+    // comes with the answer to the page's first `GET /api/me`: the socket
+    // waits for it, though not for ever.
+    Promise.race([playerAsked, new Promise((resolve) => window.setTimeout(resolve, PLAYER_WAIT_MS))]).then(() => {
+      if (!this.destroyed) this.socket.start();
+    });
   }
 
   destroy() {
+    this.destroyed = true;
     window.clearInterval(this.ticker);
     this.ticker = undefined;
     document.title = t('title');

@@ -1,9 +1,10 @@
 // Accounts on the page, in Chromium against the real server: the header's
 // account area (sign up with the server's field errors next to the field,
 // log out, log in on a second browser), a seat taken before signing up
-// found again by the session alone (the panel links to it), the profile listing the finished game,
-// "My games" from the server, the leaderboard; axe on the new views and a
-// 320 px phone.
+// found again by the session alone (the panel links to it), the profile
+// listing the finished game, a seat taken through an invitation on a first
+// visit kept by the new player, "My games" from the server, the
+// leaderboard; axe on the new views and a 320 px phone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launchBrowser, newPage, createTable, waitPlies, playByMouse, link, seriousViolations, waitText, clean } from './harness.mjs';
@@ -112,6 +113,32 @@ test('sign up, log out, log in on a second browser and find the seat of a table 
   // The refused name is the one failed request.
   clean(first, /422/);
   for (const p of [guest, second]) clean(p);
+});
+
+test('a first visit through an invitation takes the seat as the new player, however slow the server is to say who that is', async () => {
+  const host = await newPage(browser);
+  await home(host.page, 'anonymous');
+  await createTable(host.page, server.url, { opponent: 'friend', side: 'goats', spectators: 0 });
+  const table = decodeURIComponent(new URL(host.page.url()).pathname.split('/')[2]);
+  const invite = await link(host.page, 'opponent');
+  // A browser that has never been here: its session cookie comes with
+  // the answer to the page's first `GET /api/me`, held back a while.
+  const guest = await newPage(browser);
+  await guest.page.route('**/api/me', async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await route.continue();
+  });
+  await guest.page.goto(invite);
+  await guest.page.locator('.board-root .point-button').first().waitFor();
+  await waitText(guest.page, '#account-toggle', 'anonymous');
+  const me = await guest.page.evaluate(async () => (await fetch('/api/me')).json());
+  assert.deepEqual(
+    me.playing.map((/** @type {{table: string}} */ p) => p.table),
+    [table],
+  );
+  assert.deepEqual([...host.problems, ...guest.problems], []);
+  await host.context.close();
+  await guest.context.close();
 });
 
 test('the leaderboard and a missing player are views of their own, accessible in English and Nepali', async () => {
