@@ -17,7 +17,7 @@ use rusqlite::Connection;
 
 use super::event_log::EventLog;
 use super::events::StoredEvent;
-use super::sqlite_statements::{insert_events, prepared, Held};
+use super::sqlite_statements::{in_transaction, insert_events, Held};
 use super::StorageError;
 
 /// Acknowledged events in the log beyond which the writer starts storing
@@ -133,32 +133,21 @@ impl Unfolded {
         appends: usize,
         skip_taken: bool,
     ) -> Result<(), StorageError> {
-        let statements = prepared(folder.conn, folder.held)?;
-        statements.begin.execute([])?;
-        let written = self
-            .appends
-            .range(..appends)
-            .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
-            .try_for_each(|(table, event)| {
-                match insert_events(&mut statements.insert, table, std::slice::from_ref(event)) {
-                    Err(StorageError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
-                        if skip_taken && e.code == rusqlite::ErrorCode::ConstraintViolation =>
-                    {
-                        tracing::error!(table_id = %table, version = event.version, "an acknowledged event's version was taken: the stored event is kept");
-                        Ok(())
+        in_transaction(folder.conn, folder.held, |statements| {
+            self.appends
+                .range(..appends)
+                .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
+                .try_for_each(|(table, event)| {
+                    match insert_events(&mut statements.insert, table, std::slice::from_ref(event)) {
+                        Err(StorageError::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
+                            if skip_taken && e.code == rusqlite::ErrorCode::ConstraintViolation =>
+                        {
+                            tracing::error!(table_id = %table, version = event.version, "an acknowledged event's version was taken: the stored event is kept");
+                            Ok(())
+                        }
+                        other => other,
                     }
-                    other => other,
-                }
-            })
-            .and_then(|()| {
-                statements.commit.execute([])?;
-                Ok(())
-            });
-        if written.is_err() && !folder.conn.is_autocommit() {
-            if let Err(e) = folder.conn.execute_batch("ROLLBACK") {
-                tracing::error!(error = %e, "rolling back a failed fold failed");
-            }
-        }
-        written
+                })
+        })
     }
 }

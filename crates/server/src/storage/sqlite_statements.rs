@@ -1,5 +1,6 @@
-//! The SQLite writer's prepared statements, which its batches
-//! (`sqlite_writer`) and its event log's folds (`fold`) share.
+//! The SQLite writer's prepared statements and its transactions, which
+//! its batches (`sqlite_writer`) and its event log's folds (`fold`)
+//! share.
 
 use rusqlite::{params, Connection, Statement};
 
@@ -49,7 +50,7 @@ impl<'c> Held<'c> {
 
 /// The statements of every batch, prepared at the first one (and again
 /// at the next one if that failed).
-pub(super) fn prepared<'h, 'c>(
+fn prepared<'h, 'c>(
     conn: &'c Connection,
     held: &'h mut Option<Held<'c>>,
 ) -> Result<&'h mut Held<'c>, StorageError> {
@@ -57,6 +58,28 @@ pub(super) fn prepared<'h, 'c>(
         Some(statements) => statements,
         None => held.insert(Held::prepare(conn)?),
     })
+}
+
+/// Runs `work` with the held statements in one transaction (`BEGIN
+/// IMMEDIATE` … `COMMIT`). If it or the commit fails, the transaction is
+/// rolled back, so that the next one starts afresh.
+pub(super) fn in_transaction<'c>(
+    conn: &'c Connection,
+    held: &mut Option<Held<'c>>,
+    work: impl FnOnce(&mut Held<'c>) -> Result<(), StorageError>,
+) -> Result<(), StorageError> {
+    let statements = prepared(conn, held)?;
+    statements.begin.execute([])?;
+    let written = work(statements).and_then(|()| {
+        statements.commit.execute([])?;
+        Ok(())
+    });
+    if written.is_err() && !conn.is_autocommit() {
+        if let Err(e) = conn.execute_batch("ROLLBACK") {
+            tracing::error!(error = %e, "rolling back a failed transaction failed");
+        }
+    }
+    written
 }
 
 /// Runs the held insert for each of `table`'s `events`.

@@ -21,7 +21,7 @@ use super::fold::{Folder, Unfolded};
 use super::games::INSERT_GAME;
 use super::settle::settle_sqlite;
 use super::sqlite_statements::{
-    insert_events, prepared, EventValues, Held, INSERT_EVENT_OR_IGNORE,
+    in_transaction, insert_events, EventValues, Held, INSERT_EVENT_OR_IGNORE,
 };
 use super::writer::{committed, gather, Append, Done, Job, MAX_BATCH};
 use super::StorageError;
@@ -281,19 +281,7 @@ fn commit<'c>(
     if batch.iter().any(|append| append.epoch.is_some()) {
         return Err(StorageError::NeedsPostgres);
     }
-    let statements = prepared(conn, held)?;
-    statements.begin.execute([])?;
-    let written = write(conn, statements, batch).and_then(|()| {
-        statements.commit.execute([])?;
-        Ok(())
-    });
-    if written.is_err() && !conn.is_autocommit() {
-        // Nothing of a failed batch stays: the next one starts afresh.
-        if let Err(e) = conn.execute_batch("ROLLBACK") {
-            tracing::error!(error = %e, "rolling back a failed batch failed");
-        }
-    }
-    written
+    in_transaction(conn, held, |statements| write(conn, statements, batch))
 }
 
 /// The statements of [`commit`]'s transaction.
