@@ -58,6 +58,17 @@ total() {
         sleep 0.5
         url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$name.log" | head -n 1)
     done
+    # The start-up is not counted: once the process answers a request, its
+    # counts are zeroed. (Its work up to then cancels out in the difference
+    # of two runs only on average: it includes quanta's clock calibration,
+    # a busy loop bounded by wall time, so its count follows how fast
+    # valgrind ran it, by millions of instructions.)
+    curl -s -o /dev/null --max-time 300 "$url/healthz" || {
+        echo "$target did not answer: see $name.log" >&2
+        kill -INT "$pid"
+        exit 1
+    }
+    callgrind_control -z "$pid" >/dev/null
     "$bin/baghchal-load" --url "$url" --tables "$tables" --spectators "$spectators" \
         --rate 0 --actions "$actions" --duration 30m --timeout 5m --quiet \
         >"$name.load" 2>&1 || {
