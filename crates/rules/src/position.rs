@@ -10,6 +10,10 @@ use crate::{
     Side, Square, TextError,
 };
 
+/// The legal actions a list has room for before it grows: more than a
+/// side has in most positions (21 placements at the first move).
+const LEGAL_ROOM: usize = 32;
+
 /// The placement or the movement phase, from the goats' point of view.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Phase {
@@ -263,7 +267,9 @@ impl Position {
 
     /// Every legal action of the side to move; none once the game is over.
     pub fn legal_actions(&self) -> Vec<Action> {
-        let mut actions = Vec::new();
+        // Room for the most a side usually has, so that the list is not
+        // grown step by step from empty.
+        let mut actions = Vec::with_capacity(LEGAL_ROOM);
         if self.outcome.is_none() {
             for_each_legal(&self.state, &self.rules, &self.record, &mut |a| {
                 actions.push(a)

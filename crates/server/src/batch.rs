@@ -21,8 +21,9 @@ pub const WRITE_BYTES_AT_ONCE: usize = 4 * 1024;
 #[derive(Debug, Default)]
 pub struct Written {
     /// When the table sent each event of the batch (for the stage's
-    /// figures).
-    pub events: Vec<std::time::Instant>,
+    /// figures), at the event's place among the batch's frames. (Kept in
+    /// place: a list on the heap was an allocation a socket an action.)
+    pub events: [Option<std::time::Instant>; WRITE_AT_ONCE],
     /// The socket is to close with this code: the table said so, or it
     /// dropped the connection for not keeping up (`None` from the queue).
     pub close: Option<CloseCode>,
@@ -54,7 +55,7 @@ where
             Some(Outgoing::Event(text, sent)) => {
                 bytes += text.len();
                 sink.feed(Message::Text(text)).await?;
-                written.events.push(sent);
+                written.events[frames] = Some(sent);
             }
             Some(Outgoing::Close(code)) => {
                 written.close = Some(code);

@@ -350,7 +350,7 @@ impl Connection {
         let joined = self.joined.as_mut()?;
         match write_batch(&mut self.socket, first, &mut joined.inbox).await {
             Ok(written) => {
-                for sent in written.events {
+                for sent in written.events.into_iter().flatten() {
                     stats::stage(stats::ActionStage::ToSocket, sent.elapsed());
                 }
                 match written.close {
