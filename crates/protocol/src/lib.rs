@@ -12,6 +12,7 @@
 //! assert_eq!(msg, ClientMessage::Action { id: "7".into(), action: "c3".into(), board: None });
 //! ```
 
+mod decode;
 mod event_json;
 mod lobby;
 mod players;
@@ -796,22 +797,6 @@ pub enum ClientMessage {
     },
     /// Keep-alive; answered with `pong`.
     Ping,
-}
-
-impl ClientMessage {
-    /// Reads the text of one websocket frame: exactly one JSON message,
-    /// nothing after it but whitespace. The server decodes every text
-    /// frame with this, and the fuzz target `client_message` feeds it any
-    /// text.
-    ///
-    /// ```
-    /// use baghchal_protocol::ClientMessage;
-    /// assert_eq!(ClientMessage::decode(r#"{"type":"ping"}"#).unwrap(), ClientMessage::Ping);
-    /// assert!(ClientMessage::decode(r#"{"type":"ping"} {"type":"ping"}"#).is_err());
-    /// ```
-    pub fn decode(text: &str) -> Result<ClientMessage, serde_json::Error> {
-        serde_json::from_str(text)
-    }
 }
 
 /// The computer's or a person's seat, as everyone sees it.
