@@ -197,6 +197,24 @@ mod tests {
     }
 
     #[test]
+    fn every_action_is_named_as_its_notation() {
+        let mut named = 0;
+        for from in Square::ALL {
+            let place = Action::Place(from);
+            assert_eq!(action_name(&place), place.to_string());
+            for to in Square::ALL {
+                for text in [format!("{from}-{to}"), format!("{from}x{to}")] {
+                    if let Ok(action) = text.parse::<Action>() {
+                        assert_eq!(action_name(&action), action.to_string());
+                        named += 1;
+                    }
+                }
+            }
+        }
+        assert!(named > 0);
+    }
+
+    #[test]
     fn a_stored_side_is_named_as_on_the_wire() {
         for side in [Side::Goat, Side::Tiger] {
             let wire = serde_json::to_value(side_to_wire(side)).unwrap();

@@ -1,7 +1,9 @@
 //! A table's events as their rows hold them, in the core's stored form
 //! (`baghchal_table::stored`).
 
-use baghchal_table::names::{side_from_name, side_name};
+use std::borrow::Cow;
+
+use baghchal_table::names::{action_name, side_from_name, side_name};
 use baghchal_table::play::{Event, Logged};
 use baghchal_table::seat::Player;
 use baghchal_table::stored::Unreadable;
@@ -14,7 +16,8 @@ pub(super) struct StoredEvent {
     /// The `kind` column.
     pub(super) kind: &'static str,
     pub(super) side: Option<&'static str>,
-    pub(super) action: Option<String>,
+    /// The action in notation: a static name for all but a multiple jump.
+    pub(super) action: Option<Cow<'static, str>>,
     pub(super) player: Option<&'static str>,
     pub(super) client_id: Option<String>,
     /// Milliseconds since the epoch: the `created_at` column.
@@ -30,7 +33,7 @@ impl StoredEvent {
             version: logged.version,
             kind: form.kind,
             side: form.side.map(side_name),
-            action: form.action.map(|a| a.to_string()),
+            action: form.action.map(|a| action_name(&a)),
             player: logged.player.map(Player::as_str),
             client_id: logged.client_id.clone(),
             at: logged.at.as_millis(),
@@ -98,7 +101,7 @@ mod tests {
             i64::try_from(stored.version).unwrap(),
             stored.kind.to_owned(),
             stored.side.map(str::to_owned),
-            stored.action,
+            stored.action.map(Cow::into_owned),
             stored.player.map(str::to_owned),
             stored.client_id,
             stored.at,

@@ -89,7 +89,18 @@ impl Table {
         if player.is_some() || self.active_stored.is_some() {
             self.active_stored = Some(active);
         }
-        let mut frames = Vec::with_capacity(events.len());
+        // Stored: acknowledged to the sender, whose socket writes the
+        // acknowledgement with the events that follow it.
+        if let (Some(player), Some(id)) = (player, client_id) {
+            self.recent.insert(player, id);
+            if let Some(conn) = self.seat(player) {
+                let _ = conn
+                    .outbox
+                    .try_send(Outgoing::Text(encode(&wire::ServerMessage::Ack {
+                        id: id.to_owned(),
+                    })));
+            }
+        }
         for (version, (board, event)) in (first..).zip(events) {
             if let Err(refusal) = self.boards.apply(board, event, at) {
                 // `decide` approved it, and the events of one commit are
@@ -117,21 +128,8 @@ impl Table {
                 frame: frame.clone(),
                 clocked: clocked.then(|| Box::new(message)),
             });
-            frames.push(frame);
-            tracing::debug!(version, board, event = ?event, "committed");
-        }
-        if let (Some(player), Some(id)) = (player, client_id) {
-            self.recent.insert(player, id);
-            if let Some(conn) = self.seat(player) {
-                let _ = conn
-                    .outbox
-                    .try_send(Outgoing::Text(encode(&wire::ServerMessage::Ack {
-                        id: id.to_owned(),
-                    })));
-            }
-        }
-        for frame in frames {
             self.broadcast(frame);
+            tracing::debug!(version, board, event = ?event, "committed");
         }
         crate::stats::stage(ActionStage::Broadcast, stored.elapsed());
         if self.absence() != self.absent {
