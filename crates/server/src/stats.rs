@@ -61,8 +61,8 @@ pub fn handle() -> &'static PrometheusHandle {
         // The exporter stamps each histogram sample with quanta's clock,
         // which calibrates itself against the monotonic clock the first
         // time it is read: a busy loop of at least half a millisecond and
-        // up to 200 ms. Read it here, before the server listens, so that
-        // the first action's stage sample does not wait on it.
+        // up to 200 ms. Read it here, before the server serves anyone, so
+        // that the first action's stage sample does not wait on it.
         let _ = quanta::Instant::now();
         let handle = recorder.handle();
         if metrics::set_global_recorder(recorder).is_err() {

@@ -1,5 +1,5 @@
 //! Committing events: stored first (with the rows of the games they end),
-//! then applied, acknowledged, kept for reconnecting clients and broadcast.
+//! then acknowledged, applied, kept for reconnecting clients and broadcast.
 
 use axum::extract::ws::Utf8Bytes;
 use baghchal_protocol as wire;
@@ -17,8 +17,8 @@ use super::conn::{encode, Outgoing, EVENT_LOG_BYTES, EVENT_LOG_LEN};
 use super::{Conn, Sent, Table};
 
 impl Table {
-    /// Stores `event` on `board`, then applies it, acknowledges it to its
-    /// sender and broadcasts it. Returns `false`, with nothing changed,
+    /// Stores `event` on `board`, then acknowledges it to its sender,
+    /// applies it and broadcasts it. Returns `false`, with nothing changed,
     /// when storing failed.
     pub(super) async fn commit(
         &mut self,
@@ -32,8 +32,8 @@ impl Table {
     }
 
     /// Stores `events` (consecutive versions, each on its board) in one
-    /// transaction, then applies them, acknowledges them once to their
-    /// sender and broadcasts each. Returns `false`, with nothing changed,
+    /// transaction, then acknowledges them once to their sender, and
+    /// applies and broadcasts each. Returns `false`, with nothing changed,
     /// when storing failed.
     pub(super) async fn commit_events(
         &mut self,
