@@ -5,7 +5,8 @@
 # `valgrind --tool=callgrind` twice, loaded by baghchal-load with SMALL and
 # then LARGE actions on TABLES tables; the difference of the two totals,
 # divided by the difference of the action counts, is the cost of one
-# action with the start-up and the connections taken out.
+# action with the connections taken out. The start-up is not counted at
+# all: each run's counts are zeroed once the process answers a request.
 #
 #   cargo build --release -p baghchal -p baghchal-loadtest
 #   crates/loadtest/instructions.sh [TABLES] [SMALL] [LARGE] [SPECTATORS]
@@ -14,6 +15,7 @@
 # callgrind_annotate. BIN names the directory of the binaries
 # (target/release by default); SERVER_ARGS adds arguments to the table
 # server's command line; TARGETS=server (or ceiling) measures one only.
+# It needs valgrind (with callgrind_control) and curl.
 set -eu
 
 bin=${BIN:-target/release}
