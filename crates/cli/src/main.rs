@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod book;
 mod engine;
+mod logging;
 mod perft;
 mod puzzles;
 mod serve;

@@ -16,7 +16,6 @@ use baghchal_server::identity::budgets::AccountLimits;
 use baghchal_server::tablebase::{HouseBuilder, LiveEngine, TablebaseSlot};
 use baghchal_server::ws::RateLimit;
 use baghchal_server::{Config, DEFAULT_DATABASE_URL};
-use tracing_subscriber::EnvFilter;
 
 /// Options of `baghchal serve`.
 #[derive(clap::Args, Debug)]
@@ -286,11 +285,7 @@ fn random_node_id() -> anyhow::Result<String> {
 
 /// Runs `baghchal serve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_new(&args.log).context("--log")?)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    crate::logging::init(&args.log)?;
     match connections::raise_open_files_limit() {
         Ok((before, after)) if before != after => {
             tracing::info!(
