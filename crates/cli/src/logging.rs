@@ -5,8 +5,8 @@
 //! opens a span. Only a filter that needs more (a span's name or fields,
 //! `[table]=debug`) is read as an [`EnvFilter`], which also follows every
 //! span as it is entered and left: a lock and a lookup each time a
-//! table's or a socket's task runs, some 1,000 to 2,000 instructions an
-//! action (docs/performance.md, the seventh step).
+//! table's or a socket's task runs, some 700 instructions an action
+//! (docs/performance.md, the seventh step).
 
 use anyhow::Context;
 use tracing_subscriber::filter::Targets;
