@@ -14,15 +14,20 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
-/// Installs the process's log with `filter`.
-pub fn init(filter: &str) -> anyhow::Result<()> {
+/// `filter` read as one of the two filters: the other is `None`.
+fn filters(filter: &str) -> anyhow::Result<(Option<Targets>, Option<EnvFilter>)> {
     // A span's directive is in brackets. (`Targets` would read one as a
     // target's name, which no target has.)
-    let (targets, env) = if filter.contains('[') {
+    Ok(if filter.contains('[') {
         (None, Some(EnvFilter::try_new(filter).context("--log")?))
     } else {
         (Some(filter.parse::<Targets>().context("--log")?), None)
-    };
+    })
+}
+
+/// Installs the process's log with `filter`.
+pub fn init(filter: &str) -> anyhow::Result<()> {
+    let (targets, env) = filters(filter)?;
     tracing_subscriber::registry()
         .with(targets)
         .with(env)
@@ -67,10 +72,15 @@ mod tests {
             "warn,baghchal_server=debug",
             "baghchal_server::ws=trace",
         ] {
-            let targets: Targets = filter.parse().unwrap();
-            let env = EnvFilter::try_new(filter).unwrap();
+            let (Some(targets), None) = filters(filter).unwrap() else {
+                panic!("{filter}: not read as targets");
+            };
             let by_targets = enabled(targets);
-            assert_eq!(by_targets, enabled(env), "{filter}");
+            assert_eq!(
+                by_targets,
+                enabled(EnvFilter::try_new(filter).unwrap()),
+                "{filter}"
+            );
             assert!(
                 by_targets.contains(&true) && by_targets.contains(&false),
                 "{filter}"
@@ -80,9 +90,18 @@ mod tests {
 
     #[test]
     fn a_span_filter_is_read_as_an_env_filter() {
-        for spans in ["[table]=debug", "baghchal_server[conn{conn_id=3}]=trace"] {
-            assert!(spans.contains('['));
-            assert!(EnvFilter::try_new(spans).is_ok(), "{spans}");
+        for filter in ["[table]=debug", "baghchal_server[conn{conn_id=3}]=trace"] {
+            assert!(
+                matches!(filters(filter).unwrap(), (None, Some(_))),
+                "{filter}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_filter_neither_reads_is_refused() {
+        for filter in ["foo=bar", "[table]=loud"] {
+            assert!(filters(filter).is_err(), "{filter}");
         }
     }
 }

@@ -267,14 +267,15 @@ impl Position {
 
     /// Every legal action of the side to move; none once the game is over.
     pub fn legal_actions(&self) -> Vec<Action> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
         // Room for the most a side usually has, so that the list is not
         // grown step by step from empty.
         let mut actions = Vec::with_capacity(LEGAL_ROOM);
-        if self.outcome.is_none() {
-            for_each_legal(&self.state, &self.rules, &self.record, &mut |a| {
-                actions.push(a)
-            });
-        }
+        for_each_legal(&self.state, &self.rules, &self.record, &mut |a| {
+            actions.push(a)
+        });
         actions
     }
 
