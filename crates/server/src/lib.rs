@@ -18,6 +18,7 @@ pub mod bot;
 pub mod client_limit;
 pub mod cluster;
 pub mod connections;
+pub(crate) mod gate;
 pub(crate) mod handle;
 pub(crate) mod headers;
 pub mod http;

@@ -20,6 +20,7 @@ use tracing::Instrument;
 
 use crate::batch::write_batch;
 use crate::connections::{AddressBudget, Pass};
+use crate::gate::Gated;
 use crate::handle::TableHandle;
 use crate::stats::{self, SocketRole};
 use crate::table::conn::{encode, ConnId, Member, Outgoing, OUTBOX_LEN};
@@ -249,11 +250,15 @@ impl Connection {
         // frame, for a deadline that is seconds away.
         let mut heard = Instant::now();
         let mut pinged = false;
+        // Both are gated: looked at only once they have woken the task,
+        // not each time a frame of play does.
         let shutdown = self.shutdown.clone();
         let shutdown = shutdown.cancelled();
         tokio::pin!(shutdown);
+        let mut shutdown = Gated::new(shutdown);
         let check = tokio::time::sleep_until(heard + self.liveness.ping_after);
         tokio::pin!(check);
+        let mut check = Gated::new(check);
         let no_hello = tokio::time::sleep(self.admitted.hello_timeout);
         tokio::pin!(no_hello);
         loop {
@@ -326,7 +331,7 @@ impl Connection {
                             self.liveness.ping_after
                         };
                     if Instant::now() < due {
-                        check.as_mut().reset(due);
+                        check.get_mut().as_mut().reset(due);
                         continue;
                     }
                     if pinged {
@@ -334,7 +339,10 @@ impl Connection {
                         return End::Close(CloseCode::Unresponsive);
                     }
                     pinged = true;
-                    check.as_mut().reset(heard + self.liveness.give_up_after);
+                    check
+                        .get_mut()
+                        .as_mut()
+                        .reset(heard + self.liveness.give_up_after);
                     if self.socket.send(Message::Ping(Default::default())).await.is_err() {
                         return End::Gone;
                     }

@@ -6,6 +6,7 @@ mod acts;
 mod commit;
 mod computer;
 pub mod conn;
+mod flag_timer;
 mod local;
 mod seats;
 
@@ -25,6 +26,7 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use crate::bot::Computer;
+use crate::gate::Gated;
 use crate::stats::ActionStage;
 use crate::storage::{Storage, StorageError, TableRow};
 use crate::throttle::Activity;
@@ -35,8 +37,9 @@ use baghchal_table::play::Logged;
 use baghchal_table::recent_ids::RecentIds;
 use baghchal_table::seats::Seats;
 use baghchal_table::time::Timestamp;
+use flag_timer::{until_wall, FlagTimer};
 
-use crate::time::{Wait, WallClock};
+use crate::time::WallClock;
 use crate::token::TokenHash;
 
 use computer::{think_any, ComputerTurn, Stage, Timer};
@@ -277,14 +280,6 @@ enum Wake {
     FlagDue,
 }
 
-/// Completes at `wait`; never when there is none.
-async fn until_wall(wait: Option<Wait>) {
-    match wait {
-        Some(wait) => wait.await,
-        None => std::future::pending().await,
-    }
-}
-
 /// Completes at `due`; never when there is none.
 async fn until(due: Option<Instant>) {
     match due {
@@ -303,6 +298,9 @@ impl Table {
         // again, for every command.
         let stop = self.tenure.stop.clone().cancelled_owned();
         tokio::pin!(stop);
+        // Looked at only once it has woken the task (`gate`).
+        let mut stop = Gated::new(stop);
+        let mut flag_timer = FlagTimer::default();
         loop {
             if self.fenced {
                 break;
@@ -319,7 +317,8 @@ impl Table {
                 })
                 .min();
             let next_game_due = self.next_game.as_ref().map(|t| t.due);
-            let flag_due = self.flag_due().map(|at| self.context.clock.wait_until(at));
+            let flag_due = self.flag_due();
+            let flag_due = flag_timer.at(flag_due, self.context.clock.as_ref());
             let wake = tokio::select! {
                 biased;
                 () = &mut stop => Wake::Shutdown,
@@ -352,6 +351,7 @@ impl Table {
                 Wake::ComputerChose(board, action) => self.computer_chose(board, action).await,
                 Wake::NextGameDue => self.next_bots_game().await,
                 Wake::FlagDue => {
+                    flag_timer.fired();
                     if !self.flag_if_due().await {
                         // The flag could not be stored: try again after a
                         // pause rather than spin.
