@@ -317,8 +317,7 @@ impl Table {
                 })
                 .min();
             let next_game_due = self.next_game.as_ref().map(|t| t.due);
-            let flag_due = self.flag_due();
-            let flag_due = flag_timer.at(flag_due, self.context.clock.as_ref());
+            let flag = flag_timer.at(self.flag_due(), self.context.clock.as_ref());
             let wake = tokio::select! {
                 biased;
                 () = &mut stop => Wake::Shutdown,
@@ -330,7 +329,7 @@ impl Table {
                     Wake::ComputerDue(computer_due.map_or(1, |(_, board)| board))
                 }
                 () = until(next_game_due) => Wake::NextGameDue,
-                () = until_wall(flag_due) => Wake::FlagDue,
+                () = until_wall(flag) => Wake::FlagDue,
                 () = tokio::time::sleep(idle_wait), if idle => Wake::Idle,
             };
             match wake {
