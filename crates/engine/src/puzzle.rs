@@ -224,14 +224,19 @@ impl Puzzle {
     }
 
     /// Plays the line under the house rules from the puzzle's start (its
-    /// repetition record begins there): every action legal, and a win
-    /// puzzle's line ends with the solver's win by the rules.
+    /// repetition record begins there): every action legal, the solver
+    /// given a choice at each of its turns (a forced action is no
+    /// puzzle), and a win puzzle's line ends with the solver's win by the
+    /// rules.
     pub fn check(&self) -> Result<(), String> {
         if self.solution.is_empty() || self.solution.len().is_multiple_of(2) {
             return Err("the line ends with the solver's action".into());
         }
         let mut position = self.start.clone();
         for (i, &action) in self.solution.iter().enumerate() {
+            if i % 2 == 0 && position.legal_actions().len() < 2 {
+                return Err(format!("ply {}: {action} is the only legal action", i + 1));
+            }
             position
                 .play_mut(action)
                 .map_err(|e| format!("ply {}: {action}: {e}", i + 1))?;
@@ -568,6 +573,17 @@ mod tests {
         assert!(Puzzle::from_line(&steps).is_err());
         let even = format!("p\t{start}\ta5-b5 c4-c3\t\t900\tgame");
         assert!(Puzzle::from_line(&even).is_err());
+    }
+
+    #[test]
+    fn a_line_with_a_forced_action_of_the_solver_is_refused() {
+        // The tigers' one legal action here is the capture that opens the line.
+        let forced = "p\tTG.G./TGGG./GTGGG/GGGG./TGGGG t 0 3 223\ta5xc5 d5-e5 b3xb5\tcapture endgame\t1100\ttablebase";
+        let err = Puzzle::from_line(forced).unwrap_err();
+        assert_eq!(err, "ply 1: a5xc5 is the only legal action");
+        let start = "T...T/GGGGG/GG.GG/GGGGG/TG.GT t 0 4 100";
+        let chosen = format!("p\t{start}\ta1xc3\tcapture\t900\tgame");
+        assert!(Puzzle::from_line(&chosen).is_ok());
     }
 
     #[test]
