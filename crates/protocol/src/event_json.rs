@@ -42,15 +42,20 @@ impl ServerMessage {
                 out.push(b'}');
                 Ok(())
             }
-            ServerMessage::Ack { id } => {
-                out.extend_from_slice(b"{\"type\":\"ack\",\"id\":");
-                string(out, id)?;
-                out.push(b'}');
-                Ok(())
-            }
+            ServerMessage::Ack { id } => write_ack_json(id, out),
             other => serde_json::to_writer(out, other),
         }
     }
+}
+
+/// Writes the `ack` of `id` to the end of `out`, as
+/// [`ServerMessage::write_json`] writes `ServerMessage::Ack`: for a
+/// server that holds the id only as a `&str`.
+pub fn write_ack_json(id: &str, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    out.extend_from_slice(b"{\"type\":\"ack\",\"id\":");
+    string(out, id)?;
+    out.push(b'}');
+    Ok(())
 }
 
 /// Writes `state` as its derived `Serialize` does, fields in their order.

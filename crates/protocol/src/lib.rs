@@ -17,6 +17,7 @@ mod event_json;
 mod lobby;
 mod players;
 mod profiles;
+pub use event_json::write_ack_json;
 pub use lobby::*;
 pub use players::*;
 pub use profiles::*;

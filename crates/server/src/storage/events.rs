@@ -27,7 +27,7 @@ pub(super) struct StoredEvent {
 }
 
 impl StoredEvent {
-    pub(super) fn encode(logged: &Logged) -> StoredEvent {
+    pub(super) fn encode(logged: Logged) -> StoredEvent {
         let form = logged.event.stored();
         StoredEvent {
             version: logged.version,
@@ -35,7 +35,7 @@ impl StoredEvent {
             side: form.side.map(side_name),
             action: form.action.map(|a| action_name(&a)),
             player: logged.player.map(Player::as_str),
-            client_id: logged.client_id.clone(),
+            client_id: logged.client_id,
             at: logged.at.as_millis(),
             board: i64::from(logged.board),
         }
@@ -149,7 +149,7 @@ mod tests {
                     at: Timestamp::from_millis(1_796_160_604_250 + i as i64),
                     board: 1 + (i % 2) as u8,
                 };
-                let back = decode_event(row(StoredEvent::encode(&logged)));
+                let back = decode_event(row(StoredEvent::encode(logged.clone())));
                 assert_eq!(back, Ok(logged));
             }
         }
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn an_unreadable_event_row_names_its_column() {
         let good = || {
-            row(StoredEvent::encode(&Logged {
+            row(StoredEvent::encode(Logged {
                 version: 1,
                 event: Event::Resigned { side: Side::Goat },
                 player: Some(Player::Host),

@@ -392,7 +392,7 @@ impl Storage {
         active: Option<bool>,
         epoch: Option<u64>,
     ) -> Result<(), StorageError> {
-        self.append_events(table, std::slice::from_ref(event), &[], active, epoch)
+        self.append_events(table, vec![event.clone()], &[], active, epoch)
             .await
     }
 
@@ -403,7 +403,7 @@ impl Storage {
     pub async fn append_events(
         &self,
         table: &str,
-        events: &[Logged],
+        events: Vec<Logged>,
         games: &[FinishedGame],
         active: Option<bool>,
         epoch: Option<u64>,
@@ -414,7 +414,7 @@ impl Storage {
         let (done, result) = oneshot::channel();
         let append = Append {
             table: table.to_owned(),
-            events: events.iter().map(StoredEvent::encode).collect(),
+            events: events.into_iter().map(StoredEvent::encode).collect(),
             games: games
                 .iter()
                 .map(GameColumns::encode)

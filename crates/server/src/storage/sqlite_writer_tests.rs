@@ -89,7 +89,7 @@ async fn events_only_in_the_log_are_stored_at_the_next_start() {
     // What a server killed after acknowledging them leaves: three events
     // in the log and none in the database; then the same three again and
     // a fourth, as a log whose start-over was lost leaves them.
-    let events: Vec<StoredEvent> = (1..=4).map(|v| StoredEvent::encode(&offered(v))).collect();
+    let events: Vec<StoredEvent> = (1..=4).map(|v| StoredEvent::encode(offered(v))).collect();
     {
         let (mut log, found) = EventLog::open(&path_of(&file)).unwrap().unwrap();
         assert!(found.is_empty());

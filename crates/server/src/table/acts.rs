@@ -7,9 +7,10 @@ use baghchal_protocol as wire;
 use crate::stats::ActionStage;
 use baghchal_table::boards::{Board, UnknownBoard};
 use baghchal_table::play::{Intent, Refusal};
+use baghchal_table::recent_ids::ClientId;
 use baghchal_table::time::Timestamp;
 
-use super::conn::{encode, ConnId, Member, Outgoing};
+use super::conn::{encode, encode_ack, ConnId, Member, Outgoing};
 use super::Table;
 
 impl Table {
@@ -27,11 +28,13 @@ impl Table {
         let Some((member, outbox)) = self.member_of(conn) else {
             return;
         };
+        // Hashed once: looked up now, remembered once stored.
+        let id = id.map(ClientId::new);
         let reply_error =
             |code: wire::ErrorCode, reason: Option<wire::IllegalReason>, message: String| {
                 crate::stats::action_refused(code);
                 let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
-                    id: id.clone(),
+                    id: id.as_ref().map(|id| id.text.clone()),
                     code,
                     reason,
                     message,
@@ -46,10 +49,8 @@ impl Table {
             return;
         };
         if let Some(id) = &id {
-            if self.recent.contains(player, id) {
-                let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Ack {
-                    id: id.clone(),
-                })));
+            if self.recent.contains(player, id.hash) {
+                let _ = outbox.try_send(Outgoing::Text(encode_ack(&id.text)));
                 return;
             }
         }
@@ -75,8 +76,10 @@ impl Table {
                 return;
             }
         };
-        // A flag due falls before anything else is decided.
-        if !self.flag_if_due().await {
+        // A flag due falls before anything else is decided, at the same
+        // moment: the one time read for the whole action.
+        let now = self.now();
+        if !self.flag_if_due(now).await {
             reply_error(
                 wire::ErrorCode::Internal,
                 None,
@@ -84,7 +87,6 @@ impl Table {
             );
             return;
         }
-        let now = self.now();
         let refuse = |refusal: Refusal| {
             let (code, reason) = refusal.code();
             reply_error(code, reason, refusal.message());
@@ -110,7 +112,7 @@ impl Table {
         }
         crate::stats::stage(ActionStage::Decide, taken.elapsed());
         if self
-            .commit_events(events, Some(player), id.as_deref())
+            .commit_events(events, Some(player), id.as_ref(), now)
             .await
         {
             crate::stats::action_accepted();
@@ -152,10 +154,9 @@ impl Table {
     /// Runs again each clock a restart paused, ends each board's game on
     /// time if its running side's time is out, aborts a lobby game whose
     /// side to move let the first-move timer run out, and ends a game
-    /// nobody played on for long as abandoned. Returns `false` only when
-    /// an event could not be stored.
-    pub(super) async fn flag_if_due(&mut self) -> bool {
-        let now = self.now();
+    /// nobody played on for long as abandoned, each as of `now`. Returns
+    /// `false` only when an event could not be stored.
+    pub(super) async fn flag_if_due(&mut self, now: Timestamp) -> bool {
         let mut due = self.boards.resumes();
         due.extend(self.boards.flags_due(now, self.flag_not_before));
         if let Some(grace) = self.seats.first_move_grace() {
@@ -171,7 +172,7 @@ impl Table {
         let mut stored = true;
         for (board, event) in &due {
             tracing::info!(event = ?event, board, "the table acts by itself");
-            stored &= self.commit(*board, *event, None, None).await;
+            stored &= self.commit(*board, *event, now).await;
         }
         if abandoned && stored && !due.is_empty() {
             self.left_alone = true;
@@ -187,7 +188,7 @@ impl Table {
             return;
         }
         let pauses = self.boards.pauses();
-        if !pauses.is_empty() && !self.commit_events(pauses, None, None).await {
+        if !pauses.is_empty() && !self.commit_events(pauses, None, None, self.now()).await {
             tracing::warn!("the clocks could not be paused: the downtime will be charged");
         }
     }

@@ -9,44 +9,40 @@ use crate::storage::StorageError;
 use baghchal_table::boards::Board;
 use baghchal_table::finished::FinishedGame;
 use baghchal_table::play::{Event, Logged};
+use baghchal_table::recent_ids::ClientId;
 use baghchal_table::seat::Player;
 use baghchal_table::time::Timestamp;
 use baghchal_table::view::event_to_wire;
 
-use super::conn::{encode, Outgoing, EVENT_LOG_BYTES, EVENT_LOG_LEN};
+use super::conn::{encode, encode_ack, Outgoing, EVENT_LOG_BYTES, EVENT_LOG_LEN};
 use super::{Conn, Sent, Table};
 
 impl Table {
-    /// Stores `event` on `board`, then acknowledges it to its sender,
-    /// applies it and broadcasts it. Returns `false`, with nothing changed,
-    /// when storing failed.
-    pub(super) async fn commit(
-        &mut self,
-        board: Board,
-        event: Event,
-        player: Option<Player>,
-        client_id: Option<&str>,
-    ) -> bool {
-        self.commit_events(vec![(board, event)], player, client_id)
+    /// Stores `event` on `board`, one the table made by itself at `at`,
+    /// then applies it and broadcasts it. Returns `false`, with nothing
+    /// changed, when storing failed.
+    pub(super) async fn commit(&mut self, board: Board, event: Event, at: Timestamp) -> bool {
+        self.commit_events(vec![(board, event)], None, None, at)
             .await
     }
 
     /// Stores `events` (consecutive versions, each on its board) in one
-    /// transaction, then acknowledges them once to their sender, and
-    /// applies and broadcasts each. Returns `false`, with nothing changed,
-    /// when storing failed.
+    /// transaction, as accepted at `at` (the moment they were decided
+    /// at), then acknowledges them once to their sender, and applies and
+    /// broadcasts each. Returns `false`, with nothing changed, when
+    /// storing failed.
     pub(super) async fn commit_events(
         &mut self,
         events: Vec<(Board, Event)>,
         player: Option<Player>,
-        client_id: Option<&str>,
+        client_id: Option<&ClientId>,
+        at: Timestamp,
     ) -> bool {
         let first = self.boards.version() + 1;
         // Tables with an unfinished game resume at start-up; a finished bots
         // table starts its next game when someone comes to watch.
         let ending = self.boards.ending(&events);
         let active = self.boards.active_after(&events, &ending);
-        let at = self.now();
         let finished = self.games_ended_by(first, &events, &ending, at);
         let logged: Vec<Logged> = (first..)
             .zip(&events)
@@ -54,7 +50,7 @@ impl Table {
                 version,
                 event,
                 player,
-                client_id: client_id.map(str::to_owned),
+                client_id: client_id.map(|id| id.text.clone()),
                 at,
                 board,
             })
@@ -66,7 +62,7 @@ impl Table {
             .storage
             .append_events(
                 &self.id,
-                &logged,
+                logged,
                 &finished,
                 active_changed,
                 self.tenure.epoch,
@@ -92,13 +88,9 @@ impl Table {
         // Stored: acknowledged to the sender, whose socket writes the
         // acknowledgement with the events that follow it.
         if let (Some(player), Some(id)) = (player, client_id) {
-            self.recent.insert(player, id);
+            self.recent.insert(player, id.hash);
             if let Some(conn) = self.seat(player) {
-                let _ = conn
-                    .outbox
-                    .try_send(Outgoing::Text(encode(&wire::ServerMessage::Ack {
-                        id: id.to_owned(),
-                    })));
+                let _ = conn.outbox.try_send(Outgoing::Text(encode_ack(&id.text)));
             }
         }
         for (version, (board, event)) in (first..).zip(events) {
@@ -198,7 +190,6 @@ impl Table {
     pub(super) fn broadcast(&mut self, frame: Utf8Bytes) {
         let sent = std::time::Instant::now();
         let mut dropped = false;
-        let now = self.now();
         for (player, seat) in [
             (Player::Host, &mut self.host),
             (Player::Guest, &mut self.guest),
@@ -211,7 +202,8 @@ impl Table {
                 {
                     tracing::info!(conn_id = conn.id, "dropping a slow or closed player socket");
                     *seat = None;
-                    self.seats.left(player, now);
+                    // Read only here: a broadcast that drops nobody needs no time.
+                    self.seats.left(player, self.context.clock.now());
                     dropped = true;
                 }
             }

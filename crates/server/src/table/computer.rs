@@ -138,7 +138,8 @@ impl Table {
             self.computers[slot] = None;
             return;
         };
-        let event = match play.decide(side, Intent::Play(action), self.now()) {
+        let now = self.now();
+        let event = match play.decide(side, Intent::Play(action), now) {
             Ok(event) => event,
             Err(refusal) => {
                 tracing::error!(action = %action, refusal = ?refusal, "the computer chose an illegal action");
@@ -146,7 +147,7 @@ impl Table {
                 return;
             }
         };
-        if self.commit(board, event, None, None).await {
+        if self.commit(board, event, now).await {
             return;
         }
         // Try again after a pause rather than stall the game; give up after
@@ -183,7 +184,7 @@ impl Table {
         {
             return;
         }
-        if self.commit(1, Event::RematchStarted, None, None).await {
+        if self.commit(1, Event::RematchStarted, self.now()).await {
             return;
         }
         let failures = timer.failures + 1;

@@ -71,6 +71,17 @@ const ENCODE_BUFFER_BYTES: usize = 4 * 1024;
 /// string from 128 bytes, three reallocations for an event's frame of
 /// some 550 bytes, and the frame kept the spare capacity.
 pub fn encode(message: &wire::ServerMessage) -> Utf8Bytes {
+    encode_with(|buffer| message.write_json(buffer))
+}
+
+/// The `ack` of `id`, encoded as [`encode`] encodes `ServerMessage::Ack`
+/// but from the id where it is, without a copy of it.
+pub fn encode_ack(id: &str) -> Utf8Bytes {
+    encode_with(|buffer| wire::write_ack_json(id, buffer))
+}
+
+/// The frame `write` writes, through the thread's buffer.
+fn encode_with(write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) -> Utf8Bytes {
     thread_local! {
         static BUFFER: std::cell::RefCell<Vec<u8>> =
             std::cell::RefCell::new(Vec::with_capacity(ENCODE_BUFFER_BYTES));
@@ -79,7 +90,7 @@ pub fn encode(message: &wire::ServerMessage) -> Utf8Bytes {
         buffer.clear();
         // Serializing these types cannot fail: no maps with non-string
         // keys, no failing Serialize impls; and serde_json writes UTF-8.
-        let frame = match message.write_json(buffer) {
+        let frame = match write(buffer) {
             Ok(()) => {
                 Utf8Bytes::try_from(bytes::Bytes::copy_from_slice(buffer)).unwrap_or_default()
             }
@@ -135,5 +146,14 @@ mod tests {
             assert_eq!(serde_json::to_string(&member).unwrap(), json);
             assert_eq!(serde_json::from_str::<Member>(json).unwrap(), member);
         }
+    }
+
+    #[test]
+    fn an_ack_from_its_id_is_the_ack_message_encoded() {
+        for id in ["7", "a \"quoted\" id", "tab\there", "é"] {
+            let message = wire::ServerMessage::Ack { id: id.into() };
+            assert_eq!(encode_ack(id), encode(&message), "{id}");
+        }
+        assert_eq!(encode_ack("7").as_str(), r#"{"type":"ack","id":"7"}"#);
     }
 }

@@ -34,7 +34,7 @@ use baghchal_table::boards::{Board, Boards};
 use baghchal_table::names::{result_to_wire, side_to_wire};
 use baghchal_table::options::TableOptions;
 use baghchal_table::play::Logged;
-use baghchal_table::recent_ids::RecentIds;
+use baghchal_table::recent_ids::{IdHash, RecentIds};
 use baghchal_table::seats::Seats;
 use baghchal_table::time::Timestamp;
 use flag_timer::{until_wall, FlagTimer};
@@ -140,7 +140,7 @@ pub fn spawn(
     let mut recent = RecentIds::default();
     for logged in events {
         if let (Some(player), Some(id)) = (logged.player, &logged.client_id) {
-            recent.insert(player, id);
+            recent.insert(player, IdHash::of(id));
         }
     }
     let now = context.clock.now();
@@ -351,7 +351,7 @@ impl Table {
                 Wake::NextGameDue => self.next_bots_game().await,
                 Wake::FlagDue => {
                     flag_timer.fired();
-                    if !self.flag_if_due().await {
+                    if !self.flag_if_due(self.now()).await {
                         // The flag could not be stored: try again after a
                         // pause rather than spin.
                         tokio::time::sleep(RETRY_FIRST).await;

@@ -233,7 +233,7 @@ impl Table {
                         .map(move |event| (board, event))
                 })
                 .collect();
-            if !lapsed.is_empty() && !self.commit_events(lapsed, None, None).await {
+            if !lapsed.is_empty() && !self.commit_events(lapsed, None, None, self.now()).await {
                 tracing::warn!("a lapsed offer could not be stored");
             }
         }
