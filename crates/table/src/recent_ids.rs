@@ -44,10 +44,8 @@ impl IdHash {
 /// when the request comes, remembered once it is stored.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ClientId {
-    /// The id as the client sent it.
-    pub text: String,
-    /// Its hash.
-    pub hash: IdHash,
+    text: String,
+    hash: IdHash,
 }
 
 impl ClientId {
@@ -55,6 +53,16 @@ impl ClientId {
     pub fn new(text: String) -> ClientId {
         let hash = IdHash::of(&text);
         ClientId { text, hash }
+    }
+
+    /// The id as the client sent it.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Its hash.
+    pub fn hash(&self) -> IdHash {
+        self.hash
     }
 }
 
@@ -95,8 +103,9 @@ mod tests {
     #[test]
     fn a_client_id_carries_the_hash_of_its_text() {
         let id = ClientId::new("a-7".into());
-        assert_eq!(id.hash, IdHash::of("a-7"));
-        assert_ne!(id.hash, IdHash::of("a-8"));
+        assert_eq!(id.hash(), IdHash::of("a-7"));
+        assert_eq!(id.as_str(), "a-7");
+        assert_ne!(id.hash(), IdHash::of("a-8"));
     }
 
     #[test]

@@ -34,7 +34,7 @@ impl Table {
             |code: wire::ErrorCode, reason: Option<wire::IllegalReason>, message: String| {
                 crate::stats::action_refused(code);
                 let _ = outbox.try_send(Outgoing::Text(encode(&wire::ServerMessage::Error {
-                    id: id.as_ref().map(|id| id.text.clone()),
+                    id: id.as_ref().map(|id| id.as_str().to_owned()),
                     code,
                     reason,
                     message,
@@ -49,8 +49,8 @@ impl Table {
             return;
         };
         if let Some(id) = &id {
-            if self.recent.contains(player, id.hash) {
-                let _ = outbox.try_send(Outgoing::Text(encode_ack(&id.text)));
+            if self.recent.contains(player, id.hash()) {
+                let _ = outbox.try_send(Outgoing::Text(encode_ack(id.as_str())));
                 return;
             }
         }

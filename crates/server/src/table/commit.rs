@@ -50,7 +50,7 @@ impl Table {
                 version,
                 event,
                 player,
-                client_id: client_id.map(|id| id.text.clone()),
+                client_id: client_id.map(|id| id.as_str().to_owned()),
                 at,
                 board,
             })
@@ -88,9 +88,11 @@ impl Table {
         // Stored: acknowledged to the sender, whose socket writes the
         // acknowledgement with the events that follow it.
         if let (Some(player), Some(id)) = (player, client_id) {
-            self.recent.insert(player, id.hash);
+            self.recent.insert(player, id.hash());
             if let Some(conn) = self.seat(player) {
-                let _ = conn.outbox.try_send(Outgoing::Text(encode_ack(&id.text)));
+                let _ = conn
+                    .outbox
+                    .try_send(Outgoing::Text(encode_ack(id.as_str())));
             }
         }
         for (version, (board, event)) in (first..).zip(events) {
