@@ -12,10 +12,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use baghchal_protocol::{Challenge, Me};
-use support::cluster::Setup;
+use support::cluster::{exchange, Setup};
 use support::PATIENCE;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// A player: the node they use and their session cookie.
 #[derive(Clone)]
@@ -23,43 +21,6 @@ struct Player {
     addr: String,
     cookie: String,
     id: String,
-}
-
-/// One HTTP/1.1 exchange; the status, the session cookie set (if any) and
-/// the body.
-async fn exchange(
-    addr: &str,
-    method: &str,
-    path: &str,
-    cookie: Option<&str>,
-    body: &str,
-) -> (u16, Option<String>, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let cookie = cookie
-        .map(|c| format!("Cookie: {c}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         {cookie}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
-        .await
-        .expect("an answer")
-        .unwrap();
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let set = head
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("set-cookie: ")
-                .or_else(|| l.strip_prefix("Set-Cookie: "))
-        })
-        .map(|l| l.split(';').next().unwrap().to_owned());
-    (status, set, body.to_owned())
 }
 
 /// A new player on `addr`, with an account named `name`.

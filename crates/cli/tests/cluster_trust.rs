@@ -14,19 +14,20 @@ mod support;
 
 use baghchal_protocol::{ClientMessage, ServerMessage};
 use futures_util::StreamExt;
-use support::cluster::{friend, services, Setup};
+use support::cluster::{exchange, friend, services, Setup, LEASE_TIME};
 use support::services::Nats;
 use support::{claim, connect, recv, send, token_of, unique, Server, Ws, PATIENCE};
 
 /// The NATS user of node `node` of cluster `cluster`, exactly as
 /// `docs/scaling.md` gives it: requests to any table, frames to any node's
-/// sockets, answers to what it was asked; it reads the tables' requests,
-/// its own sockets' frames and its own replies.
+/// sockets, the word of the lobby's changes, answers to what it was asked;
+/// it reads the tables' requests, its own sockets' frames, the lobby's
+/// word and its own replies.
 fn node_user(cluster: &str, node: &str, password: &str) -> String {
     format!(
         r#"{{ user: "{node}", password: "{password}", permissions: {{
-      publish: {{ allow: ["{cluster}.table.*", "{cluster}.node.*.conn.*"] }},
-      subscribe: {{ allow: ["{cluster}.table.*", "{cluster}.node.{node}.conn.*", "_INBOX.{cluster}.{node}.>"] }},
+      publish: {{ allow: ["{cluster}.table.*", "{cluster}.node.*.conn.*", "{cluster}.lobby"] }},
+      subscribe: {{ allow: ["{cluster}.table.*", "{cluster}.node.{node}.conn.*", "{cluster}.lobby", "_INBOX.{cluster}.{node}.>"] }},
       allow_responses: true
     }} }}"#
     )
@@ -198,7 +199,31 @@ async fn nodes_with_users_limited_to_their_subjects_play_and_no_token_crosses_na
         assert_eq!(reply["type"], "closed", "key {key}: {reply}");
     }
 
+    // A challenge made through node a: the word of the lobby's change
+    // reaches node b.
+    let (status, cookie, body) = exchange(&a.addr, "GET", "/api/me", None, "").await;
+    assert_eq!(status, 200, "{body}");
+    let terms = r#"{"rated": false, "clock": {"initial": 300, "increment": 3}}"#;
+    let (status, _, body) =
+        exchange(&a.addr, "POST", "/api/challenges", cookie.as_deref(), terms).await;
+    assert_eq!(status, 201, "{body}");
+    // Node b's watch of its sockets at node a: a question every half
+    // lease.
+    tokio::time::sleep(LEASE_TIME).await;
+
     let seen = recorded(&watcher, &mut seen).await;
+    let lobby_word = format!("{cluster}.lobby");
+    assert!(
+        seen.iter()
+            .any(|(subject, word)| *subject == lobby_word && word == b"a"),
+        "no word of the lobby's change crossed NATS"
+    );
+    let watch = format!("{cluster}.node.a.conn.watch");
+    assert!(
+        seen.iter().any(|(subject, question)| *subject == watch
+            && String::from_utf8_lossy(question).contains("\"node\":\"b\"")),
+        "node b did not ask node a after its sockets"
+    );
     let joins = seen
         .iter()
         .filter(|(subject, payload)| {

@@ -23,6 +23,8 @@
 //! | `baghchal_reads_rate_limited_total` | counter | (API reads refused for an address's budget) |
 //! | `baghchal_analysis_board_refused_total` | counter | `reason`: `busy` (503: every place in flight taken) or `address` (429: the address's share taken) |
 //! | `baghchal_relay_frames_lost_total` | counter | (frames from a table's owner that never arrived) |
+//! | `baghchal_relay_messages_total` | counter | (messages a table's owner relayed to the nodes holding its sockets) |
+//! | `baghchal_relay_frames_total` | counter | (the frames in those messages: one each, or a batch's) |
 //! | `baghchal_tablebase_ready` | gauge | (1 when the computer plays with the tablebase) |
 //! | `baghchal_tablebase_build_progress` | gauge | (0 to 1 while it is built; 1 once ready) |
 
@@ -325,6 +327,12 @@ pub fn analysis_board_refused(reason: &'static str) {
 /// reconnects with `since`.
 pub fn relay_frame_lost() {
     counter!("baghchal_relay_frames_lost_total").increment(1);
+}
+
+/// A table's owner relayed a message of `frames` frames.
+pub fn relayed(frames: usize) {
+    counter!("baghchal_relay_messages_total").increment(1);
+    counter!("baghchal_relay_frames_total").increment(frames as u64);
 }
 
 #[cfg(test)]

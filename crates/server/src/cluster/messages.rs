@@ -39,6 +39,10 @@ pub(super) enum Request {
         /// claim it: the secret stays with the socket's node.
         claim_hash: String,
         since: Option<u64>,
+        /// Whether the holder reads relayed frames in batches (a node of
+        /// an earlier version says nothing, and gets each frame alone).
+        #[serde(default)]
+        batches: bool,
     },
     Leave {
         holder: Holder,
@@ -56,6 +60,13 @@ pub(super) enum Request {
     /// Whether the connection is still at the table.
     Alive {
         holder: Holder,
+    },
+    /// Whether node `node`'s connections `keys` are still at tables of
+    /// the owner asked (on its node's subject), and how many frames it
+    /// sent each.
+    Watch {
+        node: String,
+        keys: Vec<u64>,
     },
     Record {
         game: u32,
@@ -76,6 +87,10 @@ pub(super) enum Reply {
     Joined {
         conn: ConnId,
         member: Result<Member, wire::ErrorCode>,
+        /// The owner's node id (a node of an earlier version does not
+        /// say): it answers the watch for all its tables at once.
+        #[serde(default)]
+        owner: Option<String>,
     },
     Alive {
         alive: bool,
@@ -86,6 +101,39 @@ pub(super) enum Reply {
     Record {
         record: Option<wire::GameRecord>,
     },
+    /// For each connection of a watch, in its order: how many frames the
+    /// owner sent it, or nothing when the owner does not have it.
+    Watched {
+        sent: Vec<Option<u64>>,
+    },
     /// The table is not (or no longer) here.
     Closed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_join_from_a_node_that_does_not_read_batches_asks_for_none() {
+        let earlier =
+            r#"{"type":"join","node":"n1","key":7,"keys":[],"claim_hash":"00","since":null}"#;
+        let Ok(Request::Join { batches, .. }) = serde_json::from_str(earlier) else {
+            panic!("a join of the earlier form reads");
+        };
+        assert!(!batches);
+        let now = Request::Join {
+            node: "n1".into(),
+            key: 7,
+            keys: Vec::new(),
+            claim_hash: "00".into(),
+            since: None,
+            batches: true,
+        };
+        let text = serde_json::to_string(&now).unwrap();
+        let Ok(Request::Join { batches, .. }) = serde_json::from_str(&text) else {
+            panic!("a join reads back");
+        };
+        assert!(batches);
+    }
 }

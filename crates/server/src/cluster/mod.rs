@@ -8,7 +8,9 @@
 //! - A node that holds a socket for a table owned elsewhere sends the
 //!   socket's commands there ([`Remote`]); the owner relays what the table
 //!   sends that connection, in order, to `CLUSTER.node.NODE.conn.KEY`, and
-//!   the holder puts it into the socket's outbox.
+//!   the holder puts it into the socket's outbox. To a holder that said at
+//!   the join that it reads batches, the frames queued together (an
+//!   acknowledgement and the event after it) go as one message.
 //! - NATS delivers at most once: a frame can vanish (NATS restarting, a
 //!   node reconnecting). Each relayed frame carries its number in the
 //!   connection's sequence; the holder delivers them strictly in sequence,
@@ -17,10 +19,11 @@
 //!   table sends exactly the events it missed (or a snapshot). The holder
 //!   also learns, from each answer to its watch, how many frames the owner
 //!   sent, which finds a lost last frame that no later frame would reveal.
-//! - Both ends watch each other: the holder asks after each remote
-//!   connection every half lease and closes the socket with 1012 (reconnect)
-//!   when its owner is gone; the owner drops a remote connection nobody asked
-//!   after for three leases.
+//! - Both ends watch each other (`watch.rs`): the holder asks after each
+//!   remote connection every half lease, in one question to each owner for
+//!   all its connections there, and closes the socket with 1012
+//!   (reconnect) when its owner is gone; the owner drops a remote
+//!   connection nobody asked after for three leases.
 //! - A node that changed the lobby says so on `CLUSTER.lobby`, and the
 //!   others read the lobby's state at once (`lobby.rs`).
 
@@ -29,20 +32,22 @@ mod messages;
 mod nats_auth;
 mod relay;
 mod remote;
+mod watch;
 
 pub use lobby::LobbyChanges;
 pub use nats_auth::{NatsAuth, NatsAuthError};
 pub use remote::Remote;
 
 use messages::{Holder, Reply, Request};
-use relay::{in_sequence, read_relay_frame, relay_frame, restore_secret, InSequence};
+use relay::{in_sequence, read_relay_message, relay_frame, restore_secret, Batch, InSequence};
+use watch::{Watched, Watchlist};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::stream::{self, StreamExt};
+use futures_util::stream::StreamExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -105,6 +110,8 @@ struct NodeInner {
     /// The sockets held here for tables owned elsewhere, by key (random,
     /// see [`messages::Holder`]).
     remote: Mutex<HashMap<u64, RemoteConn>>,
+    /// The remote connections of the tables owned here.
+    watchlist: Watchlist,
 }
 
 /// A socket held here whose table another node owns.
@@ -112,6 +119,10 @@ struct RemoteConn {
     table: String,
     /// Whether the owner took it.
     joined: bool,
+    /// The owner's node id, when it said it at the join (a node of an
+    /// earlier version does not): then the watch asks after this socket
+    /// together with the others it holds of that node's tables.
+    owner: Option<String>,
     outbox: Outbox,
     /// The number of the last frame delivered (frames count from 1).
     received: u64,
@@ -124,16 +135,47 @@ struct RemoteConn {
     claim: Option<(TokenHash, Token)>,
 }
 
+impl RemoteConn {
+    /// Puts frame `seq` into the socket's outbox if it is the next one;
+    /// false when the connection ends here: the table dropped it, the
+    /// socket is too slow (its outbox closes, and the socket with it), or
+    /// frames before it went missing (the socket is closed with 1012, so
+    /// that its client reconnects with `since`).
+    fn deliver(&mut self, seq: u64, outgoing: Option<Outgoing>) -> bool {
+        match in_sequence(self.received, seq) {
+            InSequence::Again => true,
+            InSequence::Gap => {
+                tracing::warn!(
+                    table_id = %self.table,
+                    expected = self.received + 1,
+                    seq,
+                    "frames from the table's owner went missing; closing the socket"
+                );
+                crate::stats::relay_frame_lost();
+                let _ = self.outbox.try_send(Outgoing::Close(wire_close::Moved));
+                false
+            }
+            InSequence::Next => {
+                self.received = seq;
+                // The first frame is the welcome: a claimed seat's secret
+                // goes into it here, in place of its hash.
+                let outgoing = match (self.claim.take(), outgoing) {
+                    (Some((hash, secret)), Some(Outgoing::Text(text))) => {
+                        Some(Outgoing::Text(restore_secret(text, &hash, &secret)))
+                    }
+                    (_, outgoing) => outgoing,
+                };
+                outgoing.is_some_and(|outgoing| self.outbox.try_send(outgoing).is_ok())
+            }
+        }
+    }
+}
+
 /// A remote connection of a table, at its owner.
 struct Relayed {
     /// Its id at the table.
     conn: ConnId,
-    /// A weak end of its outbox: dead once the table drops it.
-    outbox: mpsc::WeakSender<Outgoing>,
-    /// When its holder last asked after it.
-    seen: Instant,
-    /// How many frames its relay has sent.
-    sent: Arc<AtomicU64>,
+    watched: Arc<Watched>,
 }
 
 /// The remote connections of a table, at its owner.
@@ -175,6 +217,7 @@ impl Node {
                 prefix: config.name.clone(),
                 lease: config.lease,
                 remote: Mutex::new(HashMap::new()),
+                watchlist: Watchlist::default(),
             }),
         })
     }
@@ -219,6 +262,12 @@ impl Node {
         format!("{}.node.{node}.conn.{key}", self.inner.prefix)
     }
 
+    /// Where node `node` answers the watch of its tables' remote
+    /// connections (see `watch.rs`).
+    fn watch_subject(&self, node: &str) -> String {
+        format!("{}.node.{node}.conn.watch", self.inner.prefix)
+    }
+
     fn remote(&self) -> std::sync::MutexGuard<'_, HashMap<u64, RemoteConn>> {
         self.inner
             .remote
@@ -227,14 +276,20 @@ impl Node {
     }
 
     async fn request(&self, table: &str, request: &Request) -> Result<Reply, TableClosed> {
+        self.request_on(self.table_subject(table), request)
+            .await
+            .inspect_err(|_| tracing::debug!(table_id = table, "no answer for the table"))
+    }
+
+    async fn request_on(&self, subject: String, request: &Request) -> Result<Reply, TableClosed> {
         let payload = serde_json::to_vec(request).map_err(|_| TableClosed)?;
         let message = self
             .inner
             .nats
-            .request(self.table_subject(table), payload.into())
+            .request(subject, payload.into())
             .await
             .map_err(|e| {
-                tracing::debug!(table_id = table, error = %e, "the owner did not answer");
+                tracing::debug!(error = %e, "the owner did not answer");
                 TableClosed
             })?;
         match serde_json::from_slice(&message.payload) {
@@ -279,7 +334,11 @@ impl Node {
                     message = frames.next() => message,
                 };
                 let Some(message) = message else { break };
-                node.deliver(&message);
+                if message.subject.as_str().ends_with(".conn.watch") {
+                    node.answer_watch(&message).await;
+                } else {
+                    node.deliver(&message);
+                }
             }
         });
         let node = self.clone();
@@ -296,7 +355,8 @@ impl Node {
         Ok(())
     }
 
-    /// Puts a frame from an owner into its socket's outbox, in sequence.
+    /// Puts the frames of a message from an owner into their socket's
+    /// outbox, in sequence.
     fn deliver(&self, message: &async_nats::Message) {
         let Some(key) = message
             .subject
@@ -306,99 +366,19 @@ impl Node {
         else {
             return;
         };
-        let Some((seq, outgoing)) = read_relay_frame(&message.payload) else {
-            tracing::error!("an unreadable frame from another node");
-            return;
-        };
         let mut remote = self.remote();
-        let Some(conn) = remote.get_mut(&key) else {
-            return;
-        };
-        let keep = match in_sequence(conn.received, seq) {
-            InSequence::Again => return,
-            InSequence::Gap => {
-                tracing::warn!(
-                    table_id = %conn.table,
-                    expected = conn.received + 1,
-                    seq,
-                    "frames from the table's owner went missing; closing the socket"
-                );
-                crate::stats::relay_frame_lost();
-                let _ = conn.outbox.try_send(Outgoing::Close(wire_close::Moved));
-                false
-            }
-            InSequence::Next => {
-                conn.received = seq;
-                // The first frame is the welcome: a claimed seat's secret
-                // goes into it here, in place of its hash.
-                let outgoing = match (conn.claim.take(), outgoing) {
-                    (Some((hash, secret)), Some(Outgoing::Text(text))) => {
-                        Some(Outgoing::Text(restore_secret(text, &hash, &secret)))
-                    }
-                    (_, outgoing) => outgoing,
-                };
-                // The table dropped the connection, or the socket is too
-                // slow: its outbox closes, and the socket with it.
-                outgoing.is_some_and(|outgoing| conn.outbox.try_send(outgoing).is_ok())
-            }
-        };
-        if !keep {
-            remote.remove(&key);
-        }
-    }
-
-    /// Asks after every remote connection; closes those whose owner is
-    /// gone, so that their clients reconnect and find the table's new
-    /// owner, and those that missed a frame the owner sent before the
-    /// previous watch, so that their clients reconnect with `since`.
-    async fn watch_owners(&self) {
-        let conns: Vec<(u64, String)> = self
-            .remote()
-            .iter()
-            .filter(|(_, c)| c.joined)
-            .map(|(key, c)| (*key, c.table.clone()))
-            .collect();
-        // Each connection and, while its owner has it, how many frames the
-        // owner has sent it.
-        let answers: Vec<(u64, Option<u64>)> = stream::iter(conns)
-            .map(|(key, table)| async move {
-                let holder = Holder {
-                    node: self.inner.id.clone(),
-                    key,
-                };
-                match self.request(&table, &Request::Alive { holder }).await {
-                    Ok(Reply::Alive { alive: true, sent }) => (key, Some(sent)),
-                    _ => (key, None),
-                }
-            })
-            .buffer_unordered(32)
-            .collect()
-            .await;
-        let mut remote = self.remote();
-        for (key, sent) in answers {
-            let Some(conn) = remote.get_mut(&key) else {
-                continue;
+        for frame in read_relay_message(&message.payload) {
+            let Some((seq, outgoing)) = frame else {
+                tracing::error!("an unreadable frame from another node");
+                return;
             };
-            match sent {
-                Some(sent) if conn.owner_sent <= conn.received => {
-                    conn.owner_sent = sent;
-                    continue;
-                }
-                Some(_) => {
-                    tracing::warn!(
-                        table_id = %conn.table,
-                        received = conn.received,
-                        sent = conn.owner_sent,
-                        "frames from the table's owner went missing; closing the socket"
-                    );
-                    crate::stats::relay_frame_lost();
-                }
-                None => {
-                    tracing::info!(table_id = %conn.table, "the table's owner is gone; closing its socket");
-                }
+            let Some(conn) = remote.get_mut(&key) else {
+                return;
+            };
+            if !conn.deliver(seq, outgoing) {
+                remote.remove(&key);
+                return;
             }
-            let _ = conn.outbox.try_send(Outgoing::Close(wire_close::Moved));
-            remote.remove(&key);
         }
     }
 
@@ -454,10 +434,10 @@ impl Node {
         let now = Instant::now();
         let mut stale = Vec::new();
         conns.retain(|_, relayed| {
-            if relayed.outbox.upgrade().is_none() {
+            if !relayed.watched.is_open() {
                 return false;
             }
-            if now.duration_since(relayed.seen) > 3 * self.inner.lease {
+            if now.duration_since(relayed.watched.seen()) > 3 * self.inner.lease {
                 stale.push(relayed.conn);
                 return false;
             }
@@ -490,6 +470,7 @@ impl Node {
                 keys,
                 claim_hash,
                 since,
+                batches,
             } => {
                 let Some(claim) = TokenHash::from_hex(claim_hash) else {
                     tracing::warn!(node_id = %node, "a join without a claim's hash");
@@ -503,7 +484,7 @@ impl Node {
                     return Reply::Closed;
                 }
                 let conn = REMOTE_CONN | NEXT_REMOTE_CONN.fetch_add(1, Ordering::Relaxed);
-                let (outbox, mut inbox) = mpsc::channel(OUTBOX_LEN);
+                let (outbox, inbox) = mpsc::channel(OUTBOX_LEN);
                 let weak = outbox.downgrade();
                 match handle
                     .join_hashed(conn, keys, Some(claim), since, outbox)
@@ -511,35 +492,27 @@ impl Node {
                 {
                     Ok(Ok(member)) => {
                         let subject = self.conn_subject(&node, key);
-                        let sent = Arc::new(AtomicU64::new(0));
-                        conns.insert(
-                            Holder { node, key },
-                            Relayed {
-                                conn,
-                                outbox: weak,
-                                seen: Instant::now(),
-                                sent: sent.clone(),
-                            },
-                        );
-                        let nats = self.inner.nats.clone();
-                        relays.spawn(async move {
-                            let next = || sent.fetch_add(1, Ordering::Relaxed) + 1;
-                            while let Some(outgoing) = inbox.recv().await {
-                                let frame = relay_frame(next(), Some(&outgoing));
-                                if nats.publish(subject.clone(), frame).await.is_err() {
-                                    break;
-                                }
-                            }
-                            let _ = nats.publish(subject, relay_frame(next(), None)).await;
-                        });
+                        let watched = Arc::new(Watched::new(weak, Instant::now()));
+                        let holder = Holder { node, key };
+                        self.inner.watchlist.insert(&holder, &watched);
+                        relays.spawn(relay(
+                            self.inner.nats.clone(),
+                            subject,
+                            inbox,
+                            watched.sent.clone(),
+                            batches,
+                        ));
+                        conns.insert(holder, Relayed { conn, watched });
                         Reply::Joined {
                             conn,
                             member: Ok(member),
+                            owner: Some(self.inner.id.clone()),
                         }
                     }
                     Ok(Err(code)) => Reply::Joined {
                         conn,
                         member: Err(code),
+                        owner: Some(self.inner.id.clone()),
                     },
                     Err(TableClosed) => Reply::Closed,
                 }
@@ -565,25 +538,71 @@ impl Node {
                 Some(conn) => done(handle.ping(conn).await),
                 None => Reply::Closed,
             },
-            Request::Alive { holder } => match conns.get_mut(&holder) {
-                Some(relayed) if relayed.outbox.upgrade().is_some() => {
-                    relayed.seen = Instant::now();
-                    Reply::Alive {
-                        alive: true,
-                        sent: relayed.sent.load(Ordering::Relaxed),
-                    }
+            Request::Alive { holder } => {
+                match conns
+                    .get(&holder)
+                    .and_then(|relayed| relayed.watched.ask(Instant::now()))
+                {
+                    Some(sent) => Reply::Alive { alive: true, sent },
+                    None => Reply::Alive {
+                        alive: false,
+                        sent: 0,
+                    },
                 }
-                _ => Reply::Alive {
-                    alive: false,
-                    sent: 0,
-                },
-            },
+            }
+            // Asked on a node's subject, never a table's.
+            Request::Watch { .. } => Reply::Closed,
             Request::Record { game, board } => match handle.record(game, board).await {
                 Ok(record) => Reply::Record { record },
                 Err(TableClosed) => Reply::Closed,
             },
         }
     }
+}
+
+/// Relays what the table sends a remote connection to the node that holds
+/// its socket, each frame numbered, until the table drops it; then says so
+/// with a last frame. With `batches`, the frames queued together go in one
+/// message.
+async fn relay(
+    nats: async_nats::Client,
+    subject: String,
+    mut inbox: mpsc::Receiver<Outgoing>,
+    sent: Arc<AtomicU64>,
+    batches: bool,
+) {
+    let subject = async_nats::Subject::from(subject);
+    let next = || sent.fetch_add(1, Ordering::Relaxed) + 1;
+    // A frame that did not fit in the previous batch.
+    let mut carried = None;
+    loop {
+        let first = match carried.take() {
+            Some(first) => first,
+            None => match inbox.recv().await {
+                Some(first) => first,
+                None => break,
+            },
+        };
+        let (message, frames) = if batches {
+            let mut batch = Batch::new(next(), Some(&first));
+            while let Ok(more) = inbox.try_recv() {
+                if !batch.fits(&more) {
+                    carried = Some(more);
+                    break;
+                }
+                batch.push(next(), Some(&more));
+            }
+            let frames = batch.frames();
+            (batch.into_message(), frames)
+        } else {
+            (relay_frame(next(), Some(&first)), 1)
+        };
+        if nats.publish(subject.clone(), message).await.is_err() {
+            break;
+        }
+        crate::stats::relayed(frames);
+    }
+    let _ = nats.publish(subject, relay_frame(next(), None)).await;
 }
 
 /// The prefix of a node's reply subjects.

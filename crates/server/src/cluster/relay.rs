@@ -14,35 +14,155 @@ use baghchal_protocol::CloseCode as wire_close;
 /// the reason; `E` when the table dropped the connection.
 pub(super) fn relay_frame(seq: u64, outgoing: Option<&Outgoing>) -> Bytes {
     // One buffer, written once: this runs for every frame relayed.
-    let head = |kind: u8, body_len: usize| {
-        let mut frame = Vec::with_capacity(9 + body_len);
-        frame.push(kind);
-        frame.extend_from_slice(&seq.to_be_bytes());
-        frame
+    let mut frame = Vec::with_capacity(frame_len(outgoing));
+    write_frame(&mut frame, seq, outgoing);
+    Bytes::from(frame)
+}
+
+/// The length of [`relay_frame`]'s frame for `outgoing`.
+fn frame_len(outgoing: Option<&Outgoing>) -> usize {
+    9 + match outgoing {
+        Some(Outgoing::Text(text) | Outgoing::Event(text, _)) => text.len(),
+        Some(Outgoing::Close(close)) => 2 + close.reason().len(),
+        None => 0,
+    }
+}
+
+fn write_frame(out: &mut Vec<u8>, seq: u64, outgoing: Option<&Outgoing>) {
+    let kind = match outgoing {
+        Some(Outgoing::Text(_) | Outgoing::Event(..)) => b'T',
+        Some(Outgoing::Close(_)) => b'C',
+        None => b'E',
     };
-    let frame = match outgoing {
+    out.push(kind);
+    out.extend_from_slice(&seq.to_be_bytes());
+    match outgoing {
         Some(Outgoing::Text(text) | Outgoing::Event(text, _)) => {
-            let mut frame = head(b'T', text.len());
-            frame.extend_from_slice(text.as_bytes());
-            frame
+            out.extend_from_slice(text.as_bytes());
         }
         Some(Outgoing::Close(close)) => {
-            let reason = close.reason().as_bytes();
-            let mut frame = head(b'C', 2 + reason.len());
-            frame.extend_from_slice(&close.code().to_be_bytes());
-            frame.extend_from_slice(reason);
-            frame
+            out.extend_from_slice(&close.code().to_be_bytes());
+            out.extend_from_slice(close.reason().as_bytes());
         }
-        None => head(b'E', 0),
-    };
-    Bytes::from(frame)
+        None => {}
+    }
+}
+
+/// How many bytes of frames a batch gathers before it goes: a single
+/// frame larger than this still goes, alone.
+pub(super) const BATCH_BYTES: usize = 64 * 1024;
+
+/// Frames for one connection in one message, for a node that said at its
+/// join that it reads them: `B`, then each frame as [`relay_frame`]
+/// writes it, after its length in four bytes (big-endian). A batch of one
+/// frame goes as that frame alone.
+pub(super) struct Batch {
+    message: Vec<u8>,
+    frames: usize,
+}
+
+impl Batch {
+    /// A batch of frame `seq`.
+    pub(super) fn new(seq: u64, outgoing: Option<&Outgoing>) -> Batch {
+        let mut batch = Batch {
+            message: Vec::with_capacity(5 + frame_len(outgoing)),
+            frames: 0,
+        };
+        batch.message.push(b'B');
+        batch.push(seq, outgoing);
+        batch
+    }
+
+    /// Whether `outgoing`'s frame still fits in this batch.
+    pub(super) fn fits(&self, outgoing: &Outgoing) -> bool {
+        self.message.len() + 4 + frame_len(Some(outgoing)) <= BATCH_BYTES
+    }
+
+    /// Adds frame `seq`, the next in the connection's sequence.
+    pub(super) fn push(&mut self, seq: u64, outgoing: Option<&Outgoing>) {
+        let at = self.message.len();
+        self.message.extend_from_slice(&[0; 4]);
+        write_frame(&mut self.message, seq, outgoing);
+        // A frame is a text of a connection's queue: far below 4 GiB.
+        let len = u32::try_from(self.message.len() - at - 4).unwrap_or(u32::MAX);
+        self.message[at..at + 4].copy_from_slice(&len.to_be_bytes());
+        self.frames += 1;
+    }
+
+    /// How many frames it holds.
+    pub(super) fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// The message to publish.
+    pub(super) fn into_message(self) -> Bytes {
+        let message = Bytes::from(self.message);
+        if self.frames == 1 {
+            message.slice(5..)
+        } else {
+            message
+        }
+    }
+}
+
+/// The frames of a relayed message, in order: the one it is, or a
+/// batch's. An item is `None` for a frame that cannot be read; the frames
+/// after it in the message are not read.
+pub(super) fn read_relay_message(payload: &Bytes) -> RelayFrames<'_> {
+    RelayFrames {
+        payload,
+        at: 1,
+        done: false,
+    }
+}
+
+/// See [`read_relay_message`].
+pub(super) struct RelayFrames<'a> {
+    payload: &'a Bytes,
+    /// Where a batch's next frame starts.
+    at: usize,
+    done: bool,
+}
+
+impl RelayFrames<'_> {
+    fn batched_frame(&mut self) -> Option<(u64, Option<Outgoing>)> {
+        let (len, _) = self.payload.get(self.at..)?.split_first_chunk::<4>()?;
+        let start = self.at + 4;
+        let end = start.checked_add(usize::try_from(u32::from_be_bytes(*len)).ok()?)?;
+        if end > self.payload.len() {
+            return None;
+        }
+        self.at = end;
+        read_relay_frame(&self.payload.slice(start..end))
+    }
+}
+
+impl Iterator for RelayFrames<'_> {
+    type Item = Option<(u64, Option<Outgoing>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.payload.first() != Some(&b'B') {
+            self.done = true;
+            return Some(read_relay_frame(self.payload));
+        }
+        if self.at >= self.payload.len() {
+            self.done = true;
+            return None;
+        }
+        let frame = self.batched_frame();
+        self.done = frame.is_none();
+        Some(frame)
+    }
 }
 
 /// A relayed frame's number and what it carries (`None`: the connection
 /// ends, or a close code this node does not know); `None` for a frame
 /// that cannot be read. A text is handed on as a slice of `payload`'s
 /// bytes, checked but not copied.
-pub(super) fn read_relay_frame(payload: &Bytes) -> Option<(u64, Option<Outgoing>)> {
+fn read_relay_frame(payload: &Bytes) -> Option<(u64, Option<Outgoing>)> {
     let (&kind, rest) = payload.split_first()?;
     let (seq, body) = rest.split_first_chunk::<8>()?;
     let seq = u64::from_be_bytes(*seq);
@@ -149,6 +269,105 @@ mod tests {
         assert!(read(b"X12345678").is_none());
         assert!(read(b"T\0\0\0\0\0\0\0\x01\xff").is_none());
         assert!(read(b"").is_none());
+    }
+
+    fn text(s: &'static str) -> Outgoing {
+        Outgoing::Text(Utf8Bytes::from_static(s))
+    }
+
+    /// The frames of a message, each as its number and its text (or its
+    /// close code); `None` for one that cannot be read.
+    fn frames(message: &Bytes) -> Vec<Option<(u64, String)>> {
+        read_relay_message(message)
+            .map(|frame| {
+                frame.map(|(seq, outgoing)| {
+                    let body = match outgoing {
+                        Some(Outgoing::Text(text)) => text.as_str().to_owned(),
+                        Some(Outgoing::Close(close)) => close.code().to_string(),
+                        Some(Outgoing::Event(..)) => unreachable!("read as text"),
+                        None => "end".to_owned(),
+                    };
+                    (seq, body)
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_reads_back_as_its_frames_in_order() {
+        let mut batch = Batch::new(4, Some(&text("{\"type\":\"ack\"}")));
+        let event = Outgoing::Event(
+            Utf8Bytes::from_static("{\"type\":\"event\"}"),
+            std::time::Instant::now(),
+        );
+        assert!(batch.fits(&event));
+        batch.push(5, Some(&event));
+        batch.push(6, Some(&Outgoing::Close(wire_close::Moved)));
+        batch.push(7, None);
+        assert_eq!(batch.frames(), 4);
+        let message = batch.into_message();
+        assert_eq!(message[0], b'B');
+        assert_eq!(
+            frames(&message),
+            [
+                Some((4, "{\"type\":\"ack\"}".to_owned())),
+                Some((5, "{\"type\":\"event\"}".to_owned())),
+                Some((6, "1012".to_owned())),
+                Some((7, "end".to_owned())),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_batch_of_one_frame_is_that_frame_alone() {
+        let pong = text("{\"type\":\"pong\"}");
+        let batch = Batch::new(9, Some(&pong));
+        assert_eq!(batch.frames(), 1);
+        let message = batch.into_message();
+        assert_eq!(message, relay_frame(9, Some(&pong)));
+        assert_eq!(
+            frames(&message),
+            [Some((9, "{\"type\":\"pong\"}".to_owned()))]
+        );
+    }
+
+    #[test]
+    fn a_batch_stops_short_of_its_size_but_takes_a_large_frame_alone() {
+        let large: &'static str = "x".repeat(BATCH_BYTES).leak();
+        let batch = Batch::new(1, Some(&text("{}")));
+        assert!(!batch.fits(&text(large)));
+        let half: &'static str = "y".repeat(BATCH_BYTES / 2).leak();
+        let mut batch = Batch::new(1, Some(&text(half)));
+        assert!(batch.fits(&text(half.get(..BATCH_BYTES / 2 - 40).unwrap())));
+        assert!(!batch.fits(&text(half)));
+        batch.push(2, Some(&text("{}")));
+        assert_eq!(batch.frames(), 2);
+        // Alone, a frame of any size goes.
+        let alone = Batch::new(3, Some(&text(large))).into_message();
+        assert_eq!(frames(&alone), [Some((3, large.to_owned()))]);
+    }
+
+    #[test]
+    fn a_broken_batch_gives_the_frames_before_the_break_and_stops() {
+        let mut batch = Batch::new(1, Some(&text("\"a\"")));
+        batch.push(2, Some(&text("\"b\"")));
+        let whole = batch.into_message();
+        // Cut inside the second frame: its length runs past the end.
+        let cut = whole.slice(..whole.len() - 1);
+        assert_eq!(frames(&cut), [Some((1, "\"a\"".to_owned())), None]);
+        // A length that does not fit in four bytes' worth of message.
+        let mut bogus = whole[..].to_vec();
+        bogus.extend_from_slice(&[0xff, 0xff, 0xff, 0xff]);
+        let read = frames(&Bytes::from(bogus));
+        assert_eq!(read.len(), 3);
+        assert_eq!(read[2], None);
+        // A batch's frame that is not a frame.
+        let odd = Bytes::from_static(b"B\0\0\0\x02XY");
+        assert_eq!(frames(&odd), [None]);
+        // Nothing after the kind: no frame at all.
+        assert!(frames(&Bytes::from_static(b"B")).is_empty());
+        // A single frame that cannot be read.
+        assert_eq!(frames(&Bytes::from_static(b"T1")), [None]);
     }
 
     #[test]

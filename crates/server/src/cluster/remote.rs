@@ -49,6 +49,7 @@ impl Remote {
         let key = self.node.insert_remote(RemoteConn {
             table: self.table.clone(),
             joined: false,
+            owner: None,
             outbox,
             received: 0,
             owner_sent: 0,
@@ -60,14 +61,18 @@ impl Remote {
             keys,
             claim_hash: claim_hash.as_str().to_owned(),
             since,
+            batches: true,
         };
         let reply = self.node.request(&self.table, &request).await;
         match reply {
             Ok(Reply::Joined {
-                member: Ok(member), ..
+                member: Ok(member),
+                owner,
+                ..
             }) => {
                 if let Some(entry) = self.node.remote().get_mut(&key) {
                     entry.joined = true;
+                    entry.owner = owner;
                 }
                 *self
                     .joined
