@@ -14,8 +14,8 @@ use baghchal_protocol::{ClientMessage, ServerMessage, Side};
 use std::time::{Duration, Instant};
 
 use support::cluster::{
-    addrs_of, assert_in_order, assert_one_line, client, finish, friend, in_play, longest_waits,
-    median_and_max, owners, settle, spread, spread_paced, stored, until_all_stored,
+    addrs_of, assert_in_order, assert_one_line, client, counter, finish, friend, in_play,
+    longest_waits, median_and_max, owners, settle, spread, spread_paced, stored, until_all_stored,
     until_each_moves_on, until_stored, Setup, Tally, LEASE,
 };
 use support::{claim, connect, recv, send, token_of, PATIENCE};
@@ -69,6 +69,14 @@ async fn a_game_spread_over_three_nodes_reaches_every_client_once_and_in_order()
     assert!(*watched.last().unwrap() <= last);
     let versions: Vec<i64> = log.iter().map(|e| e.0).collect();
     assert_eq!(versions, (1..=last as i64).collect::<Vec<_>>());
+    // The owner relayed the guest's and the spectator's frames, some of
+    // them (an acknowledgement and its event) together.
+    let messages = counter(&nodes, "baghchal_relay_messages_total").await;
+    let frames = counter(&nodes, "baghchal_relay_frames_total").await;
+    assert!(
+        messages > 0.0 && frames >= messages,
+        "{frames} frames in {messages} messages"
+    );
     drop(nodes);
     setup.cleanup().await;
 }

@@ -331,8 +331,17 @@ pub fn relay_frame_lost() {
 
 /// A table's owner relayed a message of `frames` frames.
 pub fn relayed(frames: usize) {
-    counter!("baghchal_relay_messages_total").increment(1);
-    counter!("baghchal_relay_frames_total").increment(frames as u64);
+    // Looked up once, not for every message.
+    static COUNTERS: OnceLock<[metrics::Counter; 2]> = OnceLock::new();
+    let [messages, frames_in_them] = COUNTERS.get_or_init(|| {
+        handle();
+        [
+            counter!("baghchal_relay_messages_total"),
+            counter!("baghchal_relay_frames_total"),
+        ]
+    });
+    messages.increment(1);
+    frames_in_them.increment(frames as u64);
 }
 
 #[cfg(test)]
