@@ -371,6 +371,39 @@ mod tests {
     }
 
     #[test]
+    fn any_bytes_read_as_frames_or_stop_and_never_panic() {
+        // A small xorshift: the same bytes on every run.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 40) as usize;
+            let mut bytes: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+            // Mostly batches, with lengths that are sometimes right.
+            if next() % 4 != 0 {
+                bytes.insert(0, b'B');
+                if bytes.len() > 4 && next() % 2 == 0 {
+                    let inner = u32::try_from(bytes.len() - 5)
+                        .unwrap()
+                        .min((next() % 16) as u32);
+                    bytes[1..5].copy_from_slice(&inner.to_be_bytes());
+                }
+            }
+            let message = Bytes::from(bytes);
+            let read: Vec<_> = read_relay_message(&message).collect();
+            // At most one unreadable frame, and only last.
+            let broken = read.iter().position(Option::is_none);
+            assert!(broken.is_none_or(|at| at == read.len() - 1), "{message:?}");
+            // A frame of a batch takes at least its length and a kind.
+            assert!(read.len() <= message.len() / 5 + 1, "{message:?}");
+        }
+    }
+
+    #[test]
     fn a_claimed_seats_secret_takes_its_hashs_place_in_the_welcome_only() {
         let secret = Token::generate().unwrap();
         let hash = secret.hash();
