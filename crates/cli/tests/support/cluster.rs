@@ -8,11 +8,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use baghchal_protocol::{ClientMessage, ErrorCode, GameState, ServerMessage, Side};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
-use super::{claim, connect, recv_or_close, send, unique, Server, PATIENCE};
+use super::{claim, connect, http, recv_or_close, send, unique, Server, PATIENCE};
 
 /// The lease of the test clusters.
 pub const LEASE: &str = "2s";
@@ -675,7 +673,6 @@ pub async fn exchange(
     cookie: Option<&str>,
     body: &str,
 ) -> (u16, Option<String>, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
     let cookie = cookie
         .map(|c| format!("Cookie: {c}\r\n"))
         .unwrap_or_default();
@@ -684,14 +681,7 @@ pub async fn exchange(
          {cookie}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
-        .await
-        .expect("an answer")
-        .unwrap();
-    let response = String::from_utf8_lossy(&response).into_owned();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let (head, body) = http(addr, &request).await;
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     let set = head
         .lines()
@@ -700,5 +690,5 @@ pub async fn exchange(
                 .or_else(|| l.strip_prefix("Set-Cookie: "))
         })
         .map(|l| l.split(';').next().unwrap().to_owned());
-    (status, set, body.to_owned())
+    (status, set, body)
 }

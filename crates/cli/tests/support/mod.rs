@@ -98,16 +98,7 @@ impl Server {
     /// Sends one raw HTTP/1.1 `request` and returns the answer's head and
     /// body.
     async fn http(&self, request: &str) -> (String, String) {
-        let mut stream = TcpStream::connect(&self.addr).await.unwrap();
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = Vec::new();
-        tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
-            .await
-            .expect("an answer")
-            .unwrap();
-        let response = String::from_utf8_lossy(&response).into_owned();
-        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-        (head.to_owned(), body.to_owned())
+        http(&self.addr, request).await
     }
 
     /// `GET path`: the answer's head and body.
@@ -141,6 +132,21 @@ impl Server {
 }
 
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Sends one raw HTTP/1.1 `request` to `addr` and returns the answer's
+/// head and body.
+pub async fn http(addr: &str, request: &str) -> (String, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response))
+        .await
+        .expect("an answer")
+        .unwrap();
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (head.to_owned(), body.to_owned())
+}
 
 /// A websocket to the server at `addr`, or `None` if it does not answer.
 pub async fn connect(addr: &str) -> Option<Ws> {
