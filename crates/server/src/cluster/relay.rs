@@ -1,5 +1,6 @@
 //! The frames an owner relays to the node that holds a socket: each with
-//! its number in the connection's sequence, delivered strictly in order.
+//! its number in the connection's sequence, delivered strictly in order;
+//! one a message, or several in a batch for a node that reads them.
 
 use axum::extract::ws::Utf8Bytes;
 use bytes::Bytes;

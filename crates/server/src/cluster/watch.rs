@@ -186,6 +186,8 @@ impl Node {
     /// owner, and those that missed a frame the owner sent before the
     /// previous watch, so that their clients reconnect with `since`.
     pub(super) async fn watch_owners(&self) {
+        // As an owner, at the same pace: the places of the connections
+        // this node's tables dropped.
         self.inner.watchlist.forget_dropped();
         let Questions { to_owners, alone } = {
             let remote = self.remote();
