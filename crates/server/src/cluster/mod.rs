@@ -276,9 +276,7 @@ impl Node {
     }
 
     async fn request(&self, table: &str, request: &Request) -> Result<Reply, TableClosed> {
-        self.request_on(self.table_subject(table), request)
-            .await
-            .inspect_err(|_| tracing::debug!(table_id = table, "no answer for the table"))
+        self.request_on(self.table_subject(table), request).await
     }
 
     async fn request_on(&self, subject: String, request: &Request) -> Result<Reply, TableClosed> {
@@ -499,7 +497,7 @@ impl Node {
                             self.inner.nats.clone(),
                             subject,
                             inbox,
-                            watched.sent.clone(),
+                            watched.clone(),
                             batches,
                         ));
                         conns.insert(holder, Relayed { conn, watched });
@@ -568,11 +566,11 @@ async fn relay(
     nats: async_nats::Client,
     subject: String,
     mut inbox: mpsc::Receiver<Outgoing>,
-    sent: Arc<AtomicU64>,
+    watched: Arc<Watched>,
     batches: bool,
 ) {
     let subject = async_nats::Subject::from(subject);
-    let next = || sent.fetch_add(1, Ordering::Relaxed) + 1;
+    let next = || watched.next_frame();
     // A frame that did not fit in the previous batch.
     let mut carried = None;
     loop {

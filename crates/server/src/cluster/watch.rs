@@ -31,7 +31,7 @@ pub(super) struct Watched {
     /// A weak end of its outbox: dead once the table drops it.
     outbox: mpsc::WeakSender<Outgoing>,
     /// How many frames its relay has sent.
-    pub(super) sent: Arc<AtomicU64>,
+    sent: AtomicU64,
     /// When its holder last asked after it.
     seen: Mutex<Instant>,
 }
@@ -40,9 +40,14 @@ impl Watched {
     pub(super) fn new(outbox: mpsc::WeakSender<Outgoing>, now: Instant) -> Watched {
         Watched {
             outbox,
-            sent: Arc::new(AtomicU64::new(0)),
+            sent: AtomicU64::new(0),
             seen: Mutex::new(now),
         }
+    }
+
+    /// The number of the next frame its relay sends (from 1).
+    pub(super) fn next_frame(&self) -> u64 {
+        self.sent.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Whether the table still has the connection.
@@ -73,9 +78,9 @@ impl Watched {
 }
 
 /// The remote connections of this node's tables, by the node holding each
-/// socket and its key there. The table's task holds each entry; a
-/// connection it dropped is gone here too, and its place is cleared at
-/// the next watch.
+/// socket and its key there. The table's task and the connection's relay
+/// hold each entry; once the table dropped the connection, the answer is
+/// `None`, and its place is cleared at the next watch after both let go.
 #[derive(Default)]
 pub(super) struct Watchlist {
     by_node: Mutex<HashMap<String, HashMap<u64, Weak<Watched>>>>,
@@ -268,7 +273,9 @@ mod tests {
         let (dropped, _dropped_inbox) = mpsc::channel::<Outgoing>(1);
         let start = Instant::now();
         let a = Arc::new(Watched::new(open.downgrade(), start));
-        a.sent.store(5, Ordering::Relaxed);
+        for _ in 0..5 {
+            a.next_frame();
+        }
         let b = Arc::new(Watched::new(dropped.downgrade(), start));
         drop(dropped);
         list.insert(&holder("n2", 1), &a);
