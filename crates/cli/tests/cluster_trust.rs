@@ -3,8 +3,9 @@
 //! `docs/scaling.md` gives them, play; NATS refuses a client without
 //! credentials and a node with the wrong ones fails to start; no seat,
 //! invitation or spectator token (nor the secret of a seat claimed
-//! through another node) crosses NATS, and an act under a guessed holder
-//! key is refused. Nodes that trust the CA of a NATS server speaking only
+//! through another node) crosses NATS; a socket's acts and pings go to
+//! the owner without asking for an answer, and an act under a guessed
+//! holder key is refused when it asks and dropped when it does not. Nodes that trust the CA of a NATS server speaking only
 //! TLS play through it, and a node that does not trust it fails to start.
 //! The NATS servers are private ones the tests start on free loopback
 //! ports (the TLS test makes its certificates with `openssl`). Run when
@@ -33,9 +34,13 @@ fn node_user(cluster: &str, node: &str, password: &str) -> String {
     )
 }
 
+/// A message as NATS routed it: its subject, whether it asked for an
+/// answer, and its payload.
+type Routed = (String, bool, Vec<u8>);
+
 /// Everything published on NATS as a user allowed to read it all sees
-/// it: subject and payload, in the order NATS routed them.
-type Seen = tokio::sync::mpsc::UnboundedReceiver<(String, Vec<u8>)>;
+/// it, in the order NATS routed it.
+type Seen = tokio::sync::mpsc::UnboundedReceiver<Routed>;
 
 async fn record_everything(nats: &async_nats::Client) -> Seen {
     let (keep, seen) = tokio::sync::mpsc::unbounded_channel();
@@ -43,7 +48,8 @@ async fn record_everything(nats: &async_nats::Client) -> Seen {
     nats.flush().await.unwrap();
     tokio::spawn(async move {
         while let Some(message) = all.next().await {
-            let _ = keep.send((message.subject.to_string(), message.payload.to_vec()));
+            let asks = message.reply.is_some();
+            let _ = keep.send((message.subject.to_string(), asks, message.payload.to_vec()));
         }
     });
     seen
@@ -51,18 +57,18 @@ async fn record_everything(nats: &async_nats::Client) -> Seen {
 
 /// What was recorded up to now: publishes a marker and reads up to it.
 /// Whatever NATS routed before the marker, the recorder has had first.
-async fn recorded(nats: &async_nats::Client, seen: &mut Seen) -> Vec<(String, Vec<u8>)> {
+async fn recorded(nats: &async_nats::Client, seen: &mut Seen) -> Vec<Routed> {
     let marker = unique("marker.");
     nats.publish(marker.clone(), "".into()).await.unwrap();
     nats.flush().await.unwrap();
     let mut all = Vec::new();
     loop {
         let next = tokio::time::timeout(PATIENCE, seen.recv()).await;
-        let (subject, payload) = next.expect("the marker").expect("the recorder");
-        if subject == marker {
+        let routed = next.expect("the marker").expect("the recorder");
+        if routed.0 == marker {
             return all;
         }
-        all.push((subject, payload));
+        all.push(routed);
     }
 }
 
@@ -198,6 +204,38 @@ async fn nodes_with_users_limited_to_their_subjects_play_and_no_token_crosses_na
         let reply: serde_json::Value = serde_json::from_slice(&reply.payload).unwrap();
         assert_eq!(reply["type"], "closed", "key {key}: {reply}");
     }
+    // The same acts published without asking for an answer, as a holder
+    // the owner told so sends them, go nowhere: the owner handles them in
+    // order, so once it has answered a request sent after them, it has
+    // dropped them all, and the host's ping is answered with no error
+    // before its `pong`.
+    for key in 1..=64u64 {
+        let forged = serde_json::json!({
+            "type": "act", "holder": { "node": "b", "key": key },
+            "id": "forged", "intent": { "Err": "forged" },
+        });
+        watcher
+            .publish(subject.clone(), forged.to_string().into())
+            .await
+            .unwrap();
+    }
+    let probe = serde_json::json!({ "type": "probe" });
+    watcher
+        .request(subject.clone(), probe.to_string().into())
+        .await
+        .expect("the owner answers");
+    assert!(send(&mut host, &ClientMessage::Ping).await);
+    loop {
+        match tokio::time::timeout(PATIENCE, recv(&mut host)).await {
+            Ok(Some(ServerMessage::Pong)) => break,
+            Ok(Some(ServerMessage::Error { id, message, .. })) => {
+                panic!("an error before the pong: {id:?} {message}")
+            }
+            // The event of the host's act.
+            Ok(Some(_)) => continue,
+            other => panic!("no pong: {other:?}"),
+        }
+    }
 
     // A challenge made through node a: the word of the lobby's change
     // reaches node b.
@@ -215,18 +253,33 @@ async fn nodes_with_users_limited_to_their_subjects_play_and_no_token_crosses_na
     let lobby_word = format!("{cluster}.lobby");
     assert!(
         seen.iter()
-            .any(|(subject, word)| *subject == lobby_word && word == b"a"),
+            .any(|(subject, _, word)| *subject == lobby_word && word == b"a"),
         "no word of the lobby's change crossed NATS"
     );
     let watch = format!("{cluster}.node.a.conn.watch");
     assert!(
-        seen.iter().any(|(subject, question)| *subject == watch
+        seen.iter().any(|(subject, _, question)| *subject == watch
             && String::from_utf8_lossy(question).contains("\"node\":\"b\"")),
         "node b did not ask node a after its sockets"
     );
+    // The host's act and ping went to the owner without asking for an
+    // answer: what they lead to comes in the relayed frames.
+    let from_b = |kind: &str| {
+        seen.iter()
+            .filter(|(subject, _, payload)| {
+                let payload = String::from_utf8_lossy(payload);
+                *subject == format!("{cluster}.table.{table}")
+                    && payload.contains(&format!("\"type\":\"{kind}\""))
+                    && !payload.contains("forged")
+            })
+            .map(|(_, asks, _)| *asks)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(from_b("act"), [false], "node b's acts");
+    assert_eq!(from_b("ping"), [false], "node b's pings");
     let joins = seen
         .iter()
-        .filter(|(subject, payload)| {
+        .filter(|(subject, _, payload)| {
             subject.starts_with(&format!("{cluster}.table."))
                 && String::from_utf8_lossy(payload).contains("\"join\"")
         })
@@ -239,7 +292,7 @@ async fn nodes_with_users_limited_to_their_subjects_play_and_no_token_crosses_na
         ("the spectator link's token", &spectator_token),
         ("the claimed seat's secret", &guest_secret),
     ] {
-        for (subject, payload) in seen.iter() {
+        for (subject, _, payload) in seen.iter() {
             assert!(
                 !String::from_utf8_lossy(payload).contains(secret.as_str()),
                 "{name} crossed NATS on {subject}"

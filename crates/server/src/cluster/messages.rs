@@ -75,6 +75,15 @@ pub(super) enum Request {
     },
 }
 
+impl Request {
+    /// Whether the owner takes it without an answer from a holder it told
+    /// so at the join (see [`Reply::Joined`]): a command whose outcome
+    /// comes in the connection's frames.
+    pub(super) fn may_go_one_way(&self) -> bool {
+        matches!(self, Request::Act { .. } | Request::Ping { .. })
+    }
+}
+
 /// A record request from a node that names no board asks for board 1.
 pub(super) fn first_board() -> u8 {
     1
@@ -91,6 +100,12 @@ pub(super) enum Reply {
         /// say): it answers the watch for all its tables at once.
         #[serde(default)]
         owner: Option<String>,
+        /// Whether the owner takes the connection's `act` and `ping`
+        /// without an answer (a node of an earlier version answers each):
+        /// the holder then only publishes them, and what they lead to
+        /// comes back in the relayed frames, as it always did.
+        #[serde(default)]
+        one_way: bool,
     },
     Alive {
         alive: bool,
@@ -135,5 +150,63 @@ mod tests {
             panic!("a join reads back");
         };
         assert!(batches);
+    }
+
+    #[test]
+    fn a_join_answered_by_a_node_that_wants_answers_says_so() {
+        let now = Reply::Joined {
+            conn: 5,
+            member: Ok(Member::Spectator),
+            owner: Some("n2".into()),
+            one_way: true,
+        };
+        let text = serde_json::to_string(&now).unwrap();
+        let Ok(Reply::Joined { one_way, .. }) = serde_json::from_str(&text) else {
+            panic!("a join's answer reads back");
+        };
+        assert!(one_way);
+        // The same answer as a node of an earlier version writes it.
+        let mut earlier: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let fields = earlier.as_object_mut().unwrap();
+        fields.remove("one_way");
+        fields.remove("owner");
+        let Ok(Reply::Joined {
+            one_way,
+            owner,
+            member,
+            ..
+        }) = serde_json::from_value(earlier)
+        else {
+            panic!("a join's answer of the earlier form reads");
+        };
+        assert!(!one_way);
+        assert_eq!(owner, None);
+        assert_eq!(member, Ok(Member::Spectator));
+    }
+
+    #[test]
+    fn only_commands_answered_in_the_frames_go_one_way() {
+        let holder = Holder {
+            node: "n1".into(),
+            key: 7,
+        };
+        let act = Request::Act {
+            holder: holder.clone(),
+            id: Some("a1".into()),
+            board: None,
+            intent: Err("x".into()),
+        };
+        assert!(act.may_go_one_way());
+        assert!(Request::Ping {
+            holder: holder.clone()
+        }
+        .may_go_one_way());
+        assert!(!Request::Leave {
+            holder: holder.clone()
+        }
+        .may_go_one_way());
+        assert!(!Request::Alive { holder }.may_go_one_way());
+        assert!(!Request::Probe.may_go_one_way());
+        assert!(!Request::Record { game: 1, board: 1 }.may_go_one_way());
     }
 }

@@ -279,6 +279,19 @@ impl Node {
         self.request_on(self.table_subject(table), request).await
     }
 
+    /// Publishes `request` to `table`'s owner, which does not answer it.
+    async fn publish(&self, table: &str, request: &Request) -> Result<(), TableClosed> {
+        let payload = serde_json::to_vec(request).map_err(|_| TableClosed)?;
+        self.inner
+            .nats
+            .publish(self.table_subject(table), payload.into())
+            .await
+            .map_err(|e| {
+                tracing::debug!(error = %e, "a command could not be published");
+                TableClosed
+            })
+    }
+
     async fn request_on(&self, subject: String, request: &Request) -> Result<Reply, TableClosed> {
         let payload = serde_json::to_vec(request).map_err(|_| TableClosed)?;
         let message = self
@@ -408,10 +421,18 @@ impl Node {
                         message = requests.next() => message,
                     };
                     let Some(message) = message else { break };
+                    let request = serde_json::from_slice::<Request>(&message.payload);
                     let Some(reply_to) = message.reply.clone() else {
+                        // A command its holder was told needs no answer.
+                        match request {
+                            Ok(request) if request.may_go_one_way() => {
+                                node.answer(&handle, request, &mut conns, &relays).await;
+                            }
+                            _ => tracing::debug!("a request without a reply subject"),
+                        }
                         continue;
                     };
-                    let reply = match serde_json::from_slice::<Request>(&message.payload) {
+                    let reply = match request {
                         Ok(request) => node.answer(&handle, request, &mut conns, &relays).await,
                         Err(e) => {
                             tracing::error!(error = %e, "an unreadable request from another node");
@@ -505,12 +526,14 @@ impl Node {
                             conn,
                             member: Ok(member),
                             owner: Some(self.inner.id.clone()),
+                            one_way: true,
                         }
                     }
                     Ok(Err(code)) => Reply::Joined {
                         conn,
                         member: Err(code),
                         owner: Some(self.inner.id.clone()),
+                        one_way: true,
                     },
                     Err(TableClosed) => Reply::Closed,
                 }

@@ -16,20 +16,42 @@ use baghchal_table::seats::Key;
 pub struct Remote {
     pub(super) node: Node,
     pub(super) table: String,
-    /// This socket's key here, once joined.
-    pub(super) joined: Mutex<Option<u64>>,
+    /// This socket at the owner, once joined.
+    pub(super) joined: Mutex<Option<Joined>>,
+}
+
+/// A remote socket that the owner took.
+#[derive(Clone, Copy)]
+pub(super) struct Joined {
+    /// Its key here.
+    key: u64,
+    /// Whether the owner takes its `act` and `ping` without answering.
+    one_way: bool,
 }
 
 impl Remote {
-    fn joined(&self) -> Option<Holder> {
-        let key = (*self
+    fn joined(&self) -> Option<(Holder, bool)> {
+        let joined = (*self
             .joined
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner()))?;
-        Some(Holder {
+        let holder = Holder {
             node: self.node.inner.id.clone(),
-            key,
-        })
+            key: joined.key,
+        };
+        Some((holder, joined.one_way))
+    }
+
+    /// Sends a command whose outcome comes in the socket's frames: only
+    /// published to an owner that said it takes such commands so, asked of
+    /// one of an earlier version. A publish fails only when this node has
+    /// lost NATS; an owner gone since is found by the watch.
+    async fn command(&self, one_way: bool, request: &Request) -> Result<(), TableClosed> {
+        if one_way {
+            self.node.publish(&self.table, request).await
+        } else {
+            self.node.request(&self.table, request).await.map(|_| ())
+        }
     }
 
     /// Joins at the owner; what the table sends arrives in `outbox`. The
@@ -68,6 +90,7 @@ impl Remote {
             Ok(Reply::Joined {
                 member: Ok(member),
                 owner,
+                one_way,
                 ..
             }) => {
                 if let Some(entry) = self.node.remote().get_mut(&key) {
@@ -77,7 +100,8 @@ impl Remote {
                 *self
                     .joined
                     .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(key);
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) =
+                    Some(Joined { key, one_way });
                 Ok(Ok(member))
             }
             Ok(Reply::Joined {
@@ -95,7 +119,7 @@ impl Remote {
 
     /// The socket is gone.
     pub async fn leave(&self) {
-        let Some(holder) = self.joined() else {
+        let Some((holder, _)) = self.joined() else {
             return;
         };
         self.node.remote().remove(&holder.key);
@@ -112,23 +136,20 @@ impl Remote {
         board: Option<u8>,
         intent: Result<Intent, String>,
     ) -> Result<(), TableClosed> {
-        let holder = self.joined().ok_or(TableClosed)?;
+        let (holder, one_way) = self.joined().ok_or(TableClosed)?;
         let request = Request::Act {
             holder,
             id,
             board,
             intent,
         };
-        self.node.request(&self.table, &request).await.map(|_| ())
+        self.command(one_way, &request).await
     }
 
     /// A ping, answered in order in the outbox.
     pub async fn ping(&self) -> Result<(), TableClosed> {
-        let holder = self.joined().ok_or(TableClosed)?;
-        self.node
-            .request(&self.table, &Request::Ping { holder })
-            .await
-            .map(|_| ())
+        let (holder, one_way) = self.joined().ok_or(TableClosed)?;
+        self.command(one_way, &Request::Ping { holder }).await
     }
 
     /// Game `n`'s record on `board`.
