@@ -11,7 +11,9 @@
 #
 # PG names the PostgreSQL server (postgres://postgres@127.0.0.1:5432),
 # NATS the NATS server (nats://127.0.0.1:4222), BIN the binaries'
-# directory (target/release). The CSV files and node logs stay in the
+# directory (target/release), NATS_PID the NATS server's process id, whose
+# CPU an action is then reported too (default: a nats-server running
+# here, if there is one). The CSV files and node logs stay in the
 # directory printed at the end.
 set -eu
 
@@ -23,6 +25,7 @@ rate=${2:-300}
 seconds=${3:-15}
 reps=${4:-3}
 out=$(mktemp -d "${TMPDIR:-/tmp}/baghchal-cluster.XXXXXX")
+nats_pid=${NATS_PID:-$(pgrep -x nats-server | head -n 1 || true)}
 pids=
 databases=
 
@@ -74,9 +77,11 @@ run() {
         urls="$urls,$url"
     done
     "$bin/baghchal-load" --url "${urls#,}" --server-pid "${nodepids#,}" \
+        ${nats_pid:+--service-pid "$nats_pid"} \
         -t "$tables" -s 1 -r "$rate" -d "${seconds}s" --seed "$rep" -q \
         --csv "$out/nodes$n.csv" >"$out/run-$n-$rep.txt"
-    grep -E "accepted actions/s|delivered to every|errors:" "$out/run-$n-$rep.txt" | head -3
+    grep -E "accepted actions/s|delivered to every|errors:|services' CPU" "$out/run-$n-$rep.txt" | head -4
+    sed -n "s/^services' CPU.*, \([0-9.]*\) µs an action$/\1/p" "$out/run-$n-$rep.txt" >>"$out/nats$n.txt"
     for pid in $(echo "$nodepids" | tr ',' ' '); do kill "$pid" 2>/dev/null || true; done
 }
 
@@ -95,11 +100,16 @@ median() {
     tail -n +2 "$2" | cut -d, -f"$col" | sort -n |
         awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-printf '\n%-8s %14s %10s %10s %12s %12s\n' nodes "actions/s" "p50 ms" "p99 ms" "CPU cores" "CPU µs/act"
+# The median of the numbers in FILE, one a line ("-" when there are none).
+median_of() {
+    sort -n "$1" 2>/dev/null |
+        awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+printf '\n%-8s %14s %10s %10s %12s %12s %14s\n' nodes "actions/s" "p50 ms" "p99 ms" "CPU cores" "CPU µs/act" "NATS µs/act"
 for n in 1 3; do
     f=$out/nodes$n.csv
-    printf '%-8s %14s %10s %10s %12s %12s\n' "$n" "$(median actions_per_s "$f")" \
+    printf '%-8s %14s %10s %10s %12s %12s %14s\n' "$n" "$(median actions_per_s "$f")" \
         "$(median p50_ms "$f")" "$(median p99_ms "$f")" "$(median cpu_cores "$f")" \
-        "$(median cpu_us_per_action "$f")"
+        "$(median cpu_us_per_action "$f")" "$(median_of "$out/nats$n.txt")"
 done
 echo "(medians of $reps runs: $tables tables, 1 spectator each, $rate actions/s, ${seconds} s; files in $out)"

@@ -98,6 +98,12 @@ struct Args {
     #[arg(long = "server-pid", value_delimiter = ',', requires = "urls")]
     server_pids: Vec<u32>,
 
+    /// The process id of a service the server uses (NATS, PostgreSQL);
+    /// repeat it or separate with commas. Their CPU while playing is
+    /// reported apart from the other processes', and per action.
+    #[arg(long = "service-pid", value_delimiter = ',')]
+    service_pids: Vec<u32>,
+
     /// The `baghchal` binary to start (default: the one next to this
     /// binary).
     #[arg(long, conflicts_with = "urls")]
@@ -358,7 +364,7 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     // Play.
     let node_urls: Vec<&str> = run.nodes.iter().map(|n| n.url.as_str()).collect();
     let stages_before = stages::scrape(&run.http, &node_urls).await;
-    let cpu_before = Cpu::now(&server_pids);
+    let cpu_before = Cpu::now(&server_pids, &args.service_pids);
     let start = Instant::now();
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut playing = JoinSet::new();
@@ -406,7 +412,7 @@ async fn measure(args: &Args, sockets: u64, target: Target) -> anyhow::Result<Ou
     }
     let elapsed = start.elapsed();
     bar.finish_and_clear();
-    let cpu = Cpu::now(&server_pids).since(&cpu_before);
+    let cpu = Cpu::now(&server_pids, &args.service_pids).since(&cpu_before);
     let memory = Memory::of_all(&server_pids);
     let stages = stages::scrape(&run.http, &node_urls)
         .await
@@ -553,8 +559,16 @@ fn report(outcome: &Outcome) {
     if let Some(load) = cpu.load {
         println!("load generator CPU while playing: {}", share(load));
     }
+    if let Some(services) = cpu.services {
+        println!(
+            "services' CPU while playing: {}, {:.1} µs an action",
+            share(services),
+            1e6 * services / actions.max(1) as f64
+        );
+    }
     if let (Some(busy), Some(load)) = (cpu.machine_busy, cpu.load) {
-        let others = (busy - load - cpu.server.unwrap_or(0.0)).max(0.0);
+        let known = load + cpu.server.unwrap_or(0.0) + cpu.services.unwrap_or(0.0);
+        let others = (busy - known).max(0.0);
         println!("other processes' CPU while playing: {}", share(others));
     }
     if let Some(stages) = &outcome.stages {
@@ -637,28 +651,33 @@ fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
-/// CPU seconds used by the server, this process and the whole machine.
+/// CPU seconds used by the server, the services it uses, this process
+/// and the whole machine.
 #[derive(Clone, Copy, Debug, Default)]
 struct Cpu {
     server: Option<f64>,
+    services: Option<f64>,
     load: Option<f64>,
     machine_busy: Option<f64>,
 }
 
 impl Cpu {
-    /// The CPU time so far; the server's is the sum over `server_pids`
-    /// (none when there are none, or one is gone).
-    fn now(server_pids: &[u32]) -> Cpu {
-        let server = (!server_pids.is_empty())
-            .then(|| {
-                server_pids
-                    .iter()
-                    .map(|&pid| server::cpu_seconds(pid))
-                    .sum::<Option<f64>>()
-            })
-            .flatten();
+    /// The CPU time so far; the server's is the sum over `server_pids`,
+    /// the services' over `service_pids` (none when there are none, or
+    /// one is gone).
+    fn now(server_pids: &[u32], service_pids: &[u32]) -> Cpu {
+        let sum = |pids: &[u32]| {
+            (!pids.is_empty())
+                .then(|| {
+                    pids.iter()
+                        .map(|&pid| server::cpu_seconds(pid))
+                        .sum::<Option<f64>>()
+                })
+                .flatten()
+        };
         Cpu {
-            server,
+            server: sum(server_pids),
+            services: sum(service_pids),
             load: server::cpu_seconds(std::process::id()),
             machine_busy: server::machine_cpu_seconds().map(|(busy, _)| busy),
         }
@@ -668,6 +687,7 @@ impl Cpu {
         let delta = |now: Option<f64>, then: Option<f64>| Some(now? - then?);
         Cpu {
             server: delta(self.server, before.server),
+            services: delta(self.services, before.services),
             load: delta(self.load, before.load),
             machine_busy: delta(self.machine_busy, before.machine_busy),
         }
