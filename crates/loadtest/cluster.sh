@@ -11,10 +11,10 @@
 #
 # PG names the PostgreSQL server (postgres://postgres@127.0.0.1:5432),
 # NATS the NATS server (nats://127.0.0.1:4222), BIN the binaries'
-# directory (target/release), NATS_PID the NATS server's process id, whose
-# CPU an action is then reported too (default: a nats-server running
-# here, if there is one). The CSV files and node logs stay in the
-# directory printed at the end.
+# directory (target/release), SPECTATORS the spectators a table (1),
+# NATS_PID the NATS server's process id, whose CPU an action is then
+# reported too (default: a nats-server running here, if there is one).
+# The CSV files and node logs stay in the directory printed at the end.
 set -eu
 
 bin=${BIN:-target/release}
@@ -24,6 +24,7 @@ tables=${1:-90}
 rate=${2:-300}
 seconds=${3:-15}
 reps=${4:-3}
+spectators=${SPECTATORS:-1}
 out=$(mktemp -d "${TMPDIR:-/tmp}/baghchal-cluster.XXXXXX")
 nats_pid=${NATS_PID:-$(pgrep -x nats-server | head -n 1 || true)}
 pids=
@@ -78,7 +79,7 @@ run() {
     done
     "$bin/baghchal-load" --url "${urls#,}" --server-pid "${nodepids#,}" \
         ${nats_pid:+--service-pid "$nats_pid"} \
-        -t "$tables" -s 1 -r "$rate" -d "${seconds}s" --seed "$rep" -q \
+        -t "$tables" -s "$spectators" -r "$rate" -d "${seconds}s" --seed "$rep" -q \
         --csv "$out/nodes$n.csv" >"$out/run-$n-$rep.txt"
     grep -E "accepted actions/s|delivered to every|errors:|services' CPU" "$out/run-$n-$rep.txt" | head -4
     sed -n "s/^services' CPU.*, \([0-9.]*\) µs an action$/\1/p" "$out/run-$n-$rep.txt" >>"$out/nats$n.txt"
@@ -112,4 +113,4 @@ for n in 1 3; do
         "$(median p50_ms "$f")" "$(median p99_ms "$f")" "$(median cpu_cores "$f")" \
         "$(median cpu_us_per_action "$f")" "$(median_of "$out/nats$n.txt")"
 done
-echo "(medians of $reps runs: $tables tables, 1 spectator each, $rate actions/s, ${seconds} s; files in $out)"
+echo "(medians of $reps runs: $tables tables, $spectators spectator(s) each, $rate actions/s, ${seconds} s; files in $out)"
