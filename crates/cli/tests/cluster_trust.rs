@@ -5,8 +5,9 @@
 //! invitation or spectator token (nor the secret of a seat claimed
 //! through another node) crosses NATS; a socket's acts and pings go to
 //! the owner without asking for an answer, and an act under a guessed
-//! holder key is refused when it asks and dropped when it does not. Nodes that trust the CA of a NATS server speaking only
-//! TLS play through it, and a node that does not trust it fails to start.
+//! holder key is refused when it asks and dropped when it does not.
+//! Nodes that trust the CA of a NATS server speaking only TLS play
+//! through it, and a node that does not trust it fails to start.
 //! The NATS servers are private ones the tests start on free loopback
 //! ports (the TLS test makes its certificates with `openssl`). Run when
 //! `BAGHCHAL_TEST_POSTGRES` and `BAGHCHAL_TEST_NATS` are set.

@@ -42,10 +42,11 @@ impl Remote {
         Some((holder, joined.one_way))
     }
 
-    /// Sends a command whose outcome comes in the socket's frames: only
-    /// published to an owner that said it takes such commands so, asked of
-    /// one of an earlier version. A publish fails only when this node has
-    /// lost NATS; an owner gone since is found by the watch.
+    /// Sends a command whose outcome comes in the socket's frames:
+    /// published without a reply to an owner that said at the join that it
+    /// takes them so, sent as a request to one of an earlier version. A
+    /// publish fails only when this node has lost NATS; an owner gone
+    /// since is found by the watch.
     async fn command(&self, one_way: bool, request: &Request) -> Result<(), TableClosed> {
         if one_way {
             self.node.publish(&self.table, request).await
