@@ -69,8 +69,9 @@ async fn a_game_spread_over_three_nodes_reaches_every_client_once_and_in_order()
     assert!(*watched.last().unwrap() <= last);
     let versions: Vec<i64> = log.iter().map(|e| e.0).collect();
     assert_eq!(versions, (1..=last as i64).collect::<Vec<_>>());
-    // The owner relayed the guest's and the spectator's frames, some of
-    // them (an acknowledgement and its event) together.
+    // The owner relayed the guest's and the spectator's frames, and
+    // counted them: a message holds one frame, or a batch of several
+    // (whether any were batched depends on timing, so this asks none).
     let messages = counter(&nodes, "baghchal_relay_messages_total").await;
     let frames = counter(&nodes, "baghchal_relay_frames_total").await;
     assert!(
