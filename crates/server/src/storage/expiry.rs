@@ -16,7 +16,7 @@ impl Storage {
     pub async fn expire_unplayed(&self, age: Duration) -> Result<u64, StorageError> {
         let age = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
         let cutoff = now_millis().saturating_sub(age);
-        self.folded().await?;
+        self.folded(None).await?;
         let expired = on_pool!(&self.pool, pool => {
             sqlx::query(
                 "UPDATE tables SET active = 0 \
@@ -46,7 +46,7 @@ impl Storage {
     ) -> Result<Vec<String>, StorageError> {
         let cutoff =
             |age: Duration| now.saturating_sub(i64::try_from(age.as_millis()).unwrap_or(i64::MAX));
-        self.folded().await?;
+        self.folded(None).await?;
         let ids = on_pool!(&self.pool, pool => {
             sqlx::query_scalar(
                 "SELECT id FROM tables \

@@ -473,7 +473,7 @@ impl Storage {
 
     /// A table's events, oldest first.
     pub async fn events(&self, table: &str) -> Result<Vec<Logged>, StorageError> {
-        self.folded().await?;
+        self.folded(Some(table)).await?;
         let raw: Vec<EventRow> = on_pool!(&self.pool, pool => {
             sqlx::query_as(
                 "SELECT version, kind, side, action, player, client_id, created_at, board FROM events \
@@ -494,17 +494,18 @@ impl Storage {
             .collect()
     }
 
-    /// Waits until every event acknowledged so far is in the database
-    /// itself, where other connections read: SQLite's writer keeps the
-    /// latest in its event log for a while (`sqlite_writer`). Every query
-    /// of `events` outside the writer calls it first.
-    async fn folded(&self) -> Result<(), StorageError> {
+    /// Waits until every event acknowledged so far (of `table`, or of
+    /// every table) is in the database itself, where other connections
+    /// read: SQLite's writer keeps the latest in its event log for a while
+    /// (`sqlite_writer`). Every query of `events` outside the writer calls
+    /// it first.
+    async fn folded(&self, table: Option<&str>) -> Result<(), StorageError> {
         if self.is_postgres() {
             return Ok(());
         }
         let (done, folded) = oneshot::channel();
         self.writer
-            .send(Job::Fold(done))
+            .send(Job::Fold(table.map(str::to_owned), done))
             .await
             .map_err(|_| StorageError::Closed)?;
         folded.await.map_err(|_| StorageError::Closed)?

@@ -22,7 +22,7 @@ pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) 
         }
         // Every append is in the database once answered: a fold has only
         // to wait for the batch queued before it.
-        for folded in folds.drain(..) {
+        for (_, folded) in folds.drain(..) {
             let _ = folded.send(Ok(()));
         }
     }

@@ -130,11 +130,20 @@ pub(super) fn run(
             let _ = answers.send(answered);
         }
         if !folds.is_empty() {
-            let folded = writer.unfolded.fold_all(&mut writer.folder).map_err(|e| {
+            let folded = if folds.iter().any(|(table, _)| table.is_none()) {
+                writer.unfolded.fold_all(&mut writer.folder)
+            } else {
+                let tables: Vec<&str> = folds
+                    .iter()
+                    .filter_map(|(table, _)| table.as_deref())
+                    .collect();
+                writer.unfolded.fold_tables(&mut writer.folder, &tables)
+            };
+            let folded = folded.map_err(|e| {
                 tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
                 e.to_string()
             });
-            for done in folds.drain(..) {
+            for (_, done) in folds.drain(..) {
                 let _ = done.send(folded.clone().map_err(StorageError::Fold));
             }
         } else if writer.unfolded.is_due(queue.is_empty()) {

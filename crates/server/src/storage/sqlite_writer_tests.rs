@@ -145,6 +145,36 @@ async fn a_read_sees_the_events_only_the_log_holds() {
 }
 
 #[tokio::test]
+async fn a_read_of_a_table_stores_its_events_and_leaves_the_others_in_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let (read, other) = (table(&storage).await, table(&storage).await);
+    for version in 1..=3 {
+        for id in [&read, &other] {
+            storage
+                .append_event(id, &offered(version), None, None)
+                .await
+                .unwrap();
+        }
+    }
+    assert_eq!(
+        versions(&storage.events(&read).await.unwrap()),
+        vec![1, 2, 3]
+    );
+    assert_eq!(stored_rows(&file, &read).await, vec![1, 2, 3]);
+    assert_eq!(stored_rows(&file, &other).await, Vec::<i64>::new());
+    // A read across every table's events (the hourly look) stores the
+    // rest.
+    storage
+        .expire_unplayed(std::time::Duration::from_secs(3600))
+        .await
+        .unwrap();
+    assert_eq!(stored_rows(&file, &other).await, vec![1, 2, 3]);
+    storage.close().await;
+}
+
+#[tokio::test]
 async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("db.sqlite");
@@ -163,33 +193,53 @@ async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
 }
 
 #[tokio::test]
-async fn a_long_log_is_stored_slice_by_slice_without_a_read() {
+async fn a_long_log_is_stored_slice_by_slice_and_table_by_table_without_a_read() {
     use super::super::fold::{FOLD_SLICE, PRESSING};
+    const TABLES: usize = 64;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("db.sqlite");
     let storage = Storage::connect(&url(&file)).await.unwrap();
-    let id = table(&storage).await;
+    let mut ids = Vec::new();
+    for _ in 0..TABLES {
+        ids.push(table(&storage).await);
+    }
     // Slices are taken while no append waits, which the timing decides;
     // from `PRESSING` events in the log on, after every batch whatever
     // waits. The writer takes the next append only once that slice is
-    // committed, so the last append's answer comes after it.
-    let past = u64::try_from(PRESSING).unwrap() + 2;
-    for version in 1..=past {
-        storage
-            .append_event(&id, &offered(version), None, None)
-            .await
-            .unwrap();
+    // committed, so the last round's answers come after it.
+    let rounds = u64::try_from(PRESSING / TABLES).unwrap() + 2;
+    for version in 1..=rounds {
+        let event = offered(version);
+        futures_util::future::try_join_all(
+            ids.iter()
+                .map(|id| storage.append_event(id, &event, None, None)),
+        )
+        .await
+        .unwrap();
     }
-    let stored = stored_rows(&file, &id).await;
-    assert!(stored.len() >= FOLD_SLICE, "{} stored", stored.len());
-    // The oldest first, none missing.
-    assert_eq!(
-        stored,
-        (1..=i64::try_from(stored.len()).unwrap()).collect::<Vec<_>>()
-    );
-    assert_eq!(
-        versions(&storage.events(&id).await.unwrap()),
-        (1..=past).collect::<Vec<_>>()
-    );
+    let pool = sqlx::SqlitePool::connect(&url(&file)).await.unwrap();
+    let mut stored = 0;
+    for id in &ids {
+        let rows: Vec<i64> =
+            sqlx::query_scalar("SELECT version FROM events WHERE table_id = $1 ORDER BY version")
+                .bind(id)
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        // Each table's oldest first, none missing.
+        assert_eq!(
+            rows,
+            (1..=i64::try_from(rows.len()).unwrap()).collect::<Vec<_>>()
+        );
+        stored += rows.len();
+    }
+    pool.close().await;
+    assert!(stored >= FOLD_SLICE, "{stored} stored");
+    for id in &ids {
+        assert_eq!(
+            versions(&storage.events(id).await.unwrap()),
+            (1..=rounds).collect::<Vec<_>>()
+        );
+    }
     storage.close().await;
 }

@@ -59,10 +59,11 @@ pub(super) fn committed(batch: &[Append], started: std::time::Instant, ended: st
 /// What the writer's queue carries.
 pub(super) enum Job {
     Append(Append),
-    /// Answer once every append queued before is in the database itself,
-    /// where other connections read (SQLite's writer keeps acknowledged
-    /// events in its event log for a while).
-    Fold(Folded),
+    /// Answer once every append queued before, of the table named or of
+    /// every table, is in the database itself, where other connections
+    /// read (SQLite's writer keeps acknowledged events in its event log
+    /// for a while).
+    Fold(Option<String>, Folded),
     /// Take no more appends; commit those queued, then end.
     Stop,
 }
@@ -78,13 +79,13 @@ pub(super) fn gather(
     job: Job,
     queue: &mut mpsc::Receiver<Job>,
     batch: &mut Vec<Append>,
-    folds: &mut Vec<Folded>,
+    folds: &mut Vec<(Option<String>, Folded)>,
 ) -> Option<std::time::Instant> {
     let mut next = Some(job);
     while let Some(job) = next {
         match job {
             Job::Append(append) => batch.push(append),
-            Job::Fold(folded) => folds.push(folded),
+            Job::Fold(table, folded) => folds.push((table, folded)),
             Job::Stop => queue.close(),
         }
         if batch.len() >= MAX_BATCH {
