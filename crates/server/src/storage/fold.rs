@@ -34,8 +34,8 @@ use super::sqlite_statements::{in_transaction, insert_events, Held};
 use super::StorageError;
 
 /// Acknowledged events in the log beyond which the writer starts storing
-/// them in the database: at 5,000 actions a second on 2,500 tables, four
-/// seconds of play and eight events a table.
+/// them in the database: at 5,000 actions a second on 2,500 tables, some
+/// three seconds of play and six or seven events a table.
 pub(super) const FOLD_AT: usize = 16 * 1024;
 
 /// The events a slice stores at least (more when more arrived with the
