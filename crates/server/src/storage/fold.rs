@@ -124,12 +124,7 @@ impl Unfolded {
             tables += 1;
             events += self.of_table.get(table).map_or(0, Vec::len);
         }
-        let Unfolded {
-            of_table,
-            tables: order,
-            ..
-        } = self;
-        store(folder, of_table, &order.make_contiguous()[..tables])?;
+        store(folder, &self.of_table, self.tables.range(..tables))?;
         for table in self.tables.drain(..tables) {
             self.of_table.remove(&table);
         }
@@ -155,7 +150,7 @@ impl Unfolded {
         if named.is_empty() {
             return Ok(());
         }
-        store(folder, &self.of_table, &named)?;
+        store(folder, &self.of_table, named.iter())?;
         let events = named
             .iter()
             .filter_map(|table| self.of_table.remove(table))
@@ -195,12 +190,12 @@ impl Unfolded {
 /// transaction fails, it is tried again with such an event reported and
 /// left out. (Only a fault can make one: a table's versions come from its
 /// one task.)
-fn store(
+fn store<'t>(
     folder: &mut Folder<'_, '_>,
     of_table: &HashMap<String, Vec<StoredEvent>>,
-    tables: &[String],
+    tables: impl Iterator<Item = &'t String> + Clone,
 ) -> Result<(), StorageError> {
-    if let Err(e) = insert(folder, of_table, tables, false) {
+    if let Err(e) = insert(folder, of_table, tables.clone(), false) {
         tracing::warn!(error = %e, "storing a slice of the event log failed; trying event by event");
         insert(folder, of_table, tables, true)?;
     }
@@ -209,15 +204,14 @@ fn store(
 
 /// One transaction of [`store`]'s, skipping an event whose version is
 /// taken if `skip_taken`.
-fn insert(
+fn insert<'t>(
     folder: &mut Folder<'_, '_>,
     of_table: &HashMap<String, Vec<StoredEvent>>,
-    tables: &[String],
+    tables: impl Iterator<Item = &'t String>,
     skip_taken: bool,
 ) -> Result<(), StorageError> {
     in_transaction(folder.conn, folder.held, |statements| {
         tables
-            .iter()
             .filter_map(|table| Some((table, of_table.get(table)?)))
             .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
             .try_for_each(|(table, event)| {

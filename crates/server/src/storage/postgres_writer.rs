@@ -1,9 +1,11 @@
 //! The PostgreSQL writer: the queued appends of every table committed in
-//! one transaction a batch, in a few statements whatever its size.
+//! one transaction a batch, in a few statements whatever its size, on a
+//! connection the writer keeps.
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::PgPool;
+use sqlx::pool::PoolConnection;
+use sqlx::{Connection as _, PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
 
 use super::games::{bind_game, INSERT_GAME};
@@ -16,9 +18,10 @@ use super::StorageError;
 pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut folds = Vec::new();
+    let mut conn = Kept { pool, conn: None };
     while let Some(job) = queue.recv().await {
         if let Some(started) = gather(job, &mut queue, &mut batch, &mut folds) {
-            commit(&pool, &mut batch, started).await;
+            commit(&mut conn, &mut batch, started).await;
         }
         // Every append is in the database once answered: a fold has only
         // to wait for the batch queued before it.
@@ -28,10 +31,60 @@ pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) 
     }
 }
 
+/// The writer's connection, kept from one batch to the next. Taken from
+/// the pool for each batch, it was first checked with a round trip of its
+/// own (the pool's test before it hands a connection out), besides the
+/// batch's. Once lost ([`connection_lost`]) it goes back to the pool,
+/// which checks it before it is used again, and the next try takes one
+/// afresh.
+struct Kept {
+    pool: PgPool,
+    conn: Option<PoolConnection<Postgres>>,
+}
+
+impl Kept {
+    /// Whether a connection is kept from an earlier batch: one the
+    /// database may have closed since.
+    fn is_kept(&self) -> bool {
+        self.conn.is_some()
+    }
+
+    /// Runs `append` for `batch` on the kept connection.
+    async fn append(&mut self, batch: &[Append]) -> Result<(), StorageError> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => self.conn.insert(self.pool.acquire().await?),
+        };
+        let appended = append(conn, batch).await;
+        if appended.as_ref().is_err_and(connection_lost) {
+            self.conn = None;
+        }
+        appended
+    }
+}
+
+/// Whether `error` says the connection is gone (closed, broken, or ended
+/// by the database: SQLSTATE classes 08 and 57) rather than that the batch
+/// was refused.
+fn connection_lost(error: &StorageError) -> bool {
+    match error {
+        StorageError::Database(
+            sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::Tls(_),
+        ) => true,
+        StorageError::Database(sqlx::Error::Database(e)) => e
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        _ => false,
+    }
+}
+
 /// Commits `batch` and answers each of its appends. If it fails, its
-/// appends are retried one by one so that each gets its own answer.
-async fn commit(pool: &PgPool, batch: &mut Vec<Append>, started: std::time::Instant) {
-    match append(pool, batch).await {
+/// appends are retried one by one so that each gets its own answer. A
+/// batch of one append is tried again too when the connection kept from
+/// an earlier batch turned out lost: the next try takes one afresh.
+async fn commit(conn: &mut Kept, batch: &mut Vec<Append>, started: std::time::Instant) {
+    let kept = conn.is_kept();
+    match conn.append(batch).await {
         Ok(()) => {
             let ended = std::time::Instant::now();
             committed(batch, started, ended);
@@ -39,7 +92,7 @@ async fn commit(pool: &PgPool, batch: &mut Vec<Append>, started: std::time::Inst
                 let _ = append.done.send(Ok(ended));
             }
         }
-        Err(e) if batch.len() == 1 => {
+        Err(e) if batch.len() == 1 && !(kept && connection_lost(&e)) => {
             if let Some(append) = batch.pop() {
                 let _ = append.done.send(Err(e));
             }
@@ -47,7 +100,8 @@ async fn commit(pool: &PgPool, batch: &mut Vec<Append>, started: std::time::Inst
         Err(e) => {
             tracing::warn!(error = %e, events = batch.len(), "a batch failed; retrying one by one");
             for one in batch.drain(..) {
-                let result = append(pool, std::slice::from_ref(&one))
+                let result = conn
+                    .append(std::slice::from_ref(&one))
                     .await
                     .map(|()| std::time::Instant::now());
                 let _ = one.done.send(result);
@@ -63,9 +117,18 @@ async fn commit(pool: &PgPool, batch: &mut Vec<Append>, started: std::time::Inst
 /// of its time on the trips; and under leases, with three nodes sharing
 /// one database, a commit's median rose to 50 ms at 5,000 actions a
 /// second.)
-pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), StorageError> {
+///
+/// Most batches hold events alone: no lease, no flag, no game. Their
+/// insert is one statement, which PostgreSQL runs as a transaction of its
+/// own: one round trip, where `BEGIN` and `COMMIT` made three.
+async fn append(conn: &mut PgConnection, batch: &[Append]) -> Result<(), StorageError> {
     let columns = Columns::of(batch)?;
-    let mut tx = pool.begin().await?;
+    let games = batch.iter().any(|append| !append.games.is_empty());
+    if columns.leases.is_empty() && columns.flags.is_empty() && !games {
+        insert_events(&columns).execute(&mut *conn).await?;
+        return Ok(());
+    }
+    let mut tx = conn.begin().await?;
     if !columns.leases.is_empty() {
         check_leases(&mut tx, &columns.leases).await?;
     }
@@ -81,6 +144,23 @@ pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), Storag
         .execute(&mut *tx)
         .await?;
     }
+    insert_events(&columns).execute(&mut *tx).await?;
+    for game in batch.iter().flat_map(|append| &append.games) {
+        let inserted = bind_game(sqlx::query(INSERT_GAME), game)
+            .execute(&mut *tx)
+            .await?;
+        if inserted.rows_affected() == 1 {
+            settle_postgres(&mut tx, game).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The insert of every event of a batch, in one statement.
+fn insert_events<'q>(
+    columns: &'q Columns<'_>,
+) -> sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments> {
     sqlx::query(
         "INSERT INTO events (table_id, version, kind, side, action, player, client_id, \
          created_at, epoch, board) \
@@ -97,18 +177,6 @@ pub(super) async fn append(pool: &PgPool, batch: &[Append]) -> Result<(), Storag
     .bind(&columns.at)
     .bind(&columns.epoch)
     .bind(&columns.board)
-    .execute(&mut *tx)
-    .await?;
-    for game in batch.iter().flat_map(|append| &append.games) {
-        let inserted = bind_game(sqlx::query(INSERT_GAME), game)
-            .execute(&mut *tx)
-            .await?;
-        if inserted.rows_affected() == 1 {
-            settle_postgres(&mut tx, game).await?;
-        }
-    }
-    tx.commit().await?;
-    Ok(())
 }
 
 /// Locks the rows of the tables appended to under a lease, in one order

@@ -217,15 +217,9 @@ async fn a_long_log_is_stored_slice_by_slice_and_table_by_table_without_a_read()
         .await
         .unwrap();
     }
-    let pool = sqlx::SqlitePool::connect(&url(&file)).await.unwrap();
     let mut stored = 0;
     for id in &ids {
-        let rows: Vec<i64> =
-            sqlx::query_scalar("SELECT version FROM events WHERE table_id = $1 ORDER BY version")
-                .bind(id)
-                .fetch_all(&pool)
-                .await
-                .unwrap();
+        let rows = stored_rows(&file, id).await;
         // Each table's oldest first, none missing.
         assert_eq!(
             rows,
@@ -233,7 +227,6 @@ async fn a_long_log_is_stored_slice_by_slice_and_table_by_table_without_a_read()
         );
         stored += rows.len();
     }
-    pool.close().await;
     assert!(stored >= FOLD_SLICE, "{stored} stored");
     for id in &ids {
         assert_eq!(
