@@ -23,7 +23,7 @@ use super::settle::settle_sqlite;
 use super::sqlite_statements::{
     in_transaction, insert_events, EventValues, Held, INSERT_EVENT_OR_IGNORE,
 };
-use super::writer::{committed, gather, Append, Done, Job, MAX_BATCH};
+use super::writer::{committed, gather, Append, Done, Folded, Job, MAX_BATCH};
 use super::StorageError;
 
 /// The writer's page cache: the leaves where each active table's next
@@ -89,10 +89,12 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
 /// A batch of events alone is appended to the event log and synced; it is
 /// acknowledged then, and stored in the database later, a slice at a time
 /// while no append waits once the log holds enough
-/// ([`fold`](super::fold)), or all at once when a reader asks
-/// ([`Job::Fold`]). A batch that ends a game or sets a table's `active`
-/// flag is committed to the database itself. When the writer stops,
-/// everything in the log is stored.
+/// ([`fold`](super::fold)), or when a reader asks ([`Job::Fold`]): a
+/// table's events at once, and for a read across tables every table's,
+/// in larger slices with the batches that come meanwhile between them. A
+/// batch that ends a game or sets a table's `active` flag is committed to
+/// the database itself. When the writer stops, everything in the log is
+/// stored.
 ///
 /// After each checkpoint of the background task (`copied`), it copies the
 /// frames committed meanwhile itself, between two batches: with all of the
@@ -106,6 +108,9 @@ pub(super) fn run(
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
     let mut folds = Vec::new();
+    // Reads across tables, each waiting for the log as it was when it
+    // asked ([`Unfolded::mark`]).
+    let mut across: Vec<(u64, Folded)> = Vec::new();
     let mut held = None;
     let mut writer = Writer {
         folder: Folder {
@@ -115,9 +120,23 @@ pub(super) fn run(
         },
         unfolded: Unfolded::default(),
     };
-    while let Some(job) = queue.blocking_recv() {
+    loop {
+        // While a read across tables waits, its slices go on between
+        // batches even when none comes.
+        let job = if across.is_empty() {
+            match queue.blocking_recv() {
+                Some(job) => Some(job),
+                None => break,
+            }
+        } else {
+            match queue.try_recv() {
+                Ok(job) => Some(job),
+                Err(mpsc::error::TryRecvError::Empty) => None,
+                Err(mpsc::error::TryRecvError::Disconnected) => break,
+            }
+        };
         let mut appended = 0;
-        if let Some(started) = gather(job, &mut queue, &mut batch, &mut folds) {
+        if let Some(started) = job.and_then(|job| gather(job, &mut queue, &mut batch, &mut folds)) {
             let logged = writer.folder.log.is_some()
                 && batch.iter().all(Append::events_only)
                 && !writer.unfolded.is_full();
@@ -129,27 +148,9 @@ pub(super) fn run(
             };
             let _ = answers.send(answered);
         }
-        if !folds.is_empty() {
-            let folded = if folds.iter().any(|(table, _)| table.is_none()) {
-                writer.unfolded.fold_all(&mut writer.folder)
-            } else {
-                let tables: Vec<&str> = folds
-                    .iter()
-                    .filter_map(|(table, _)| table.as_deref())
-                    .collect();
-                writer.unfolded.fold_tables(&mut writer.folder, &tables)
-            };
-            let folded = folded.map_err(|e| {
-                tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
-                e.to_string()
-            });
-            for (_, done) in folds.drain(..) {
-                let _ = done.send(folded.clone().map_err(StorageError::Fold));
-            }
-        } else if writer.unfolded.is_due(queue.is_empty()) {
-            if let Err(e) = writer.unfolded.fold_slice(&mut writer.folder, appended) {
-                tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
-            }
+        let read = writer.answer_reads(&mut folds, &mut across, appended);
+        if !read && writer.unfolded.is_due(queue.is_empty()) {
+            let _ = warned(writer.unfolded.fold_slice(&mut writer.folder, appended));
         }
         if copied.swap(false, Ordering::Acquire) {
             if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
@@ -157,8 +158,26 @@ pub(super) fn run(
             }
         }
     }
-    if let Err(e) = writer.unfolded.fold_all(&mut writer.folder) {
+    let folded = writer.unfolded.fold_all(&mut writer.folder);
+    if let Err(e) = &folded {
         tracing::error!(error = %e, "storing the event log in the database failed; the next start stores it");
+    }
+    answer_folds(across.drain(..).map(|(_, done)| done), &folded);
+}
+
+/// `folded`, logged if it failed.
+fn warned(folded: Result<(), StorageError>) -> Result<(), StorageError> {
+    if let Err(e) = &folded {
+        tracing::warn!(error = %e, "storing the event log in the database failed; its events stay in the log");
+    }
+    folded
+}
+
+/// Answers reads waiting for events to be stored with `folded`.
+fn answer_folds(waiting: impl Iterator<Item = Folded>, folded: &Result<(), StorageError>) {
+    let folded = folded.as_ref().copied().map_err(ToString::to_string);
+    for done in waiting {
+        let _ = done.send(folded.clone().map_err(StorageError::Fold));
     }
 }
 
@@ -171,6 +190,52 @@ struct Writer<'w, 'c> {
 }
 
 impl Writer<'_, '_> {
+    /// Answers the reads of `folds`: a read of tables once their events
+    /// are stored, at once; a read across tables once every event the log
+    /// held when it asked is, which this takes a slice towards each time
+    /// (`across` keeps those waiting). Returns whether a read across
+    /// tables waited: the turn's slice was its.
+    fn answer_reads(
+        &mut self,
+        folds: &mut Vec<(Option<String>, Folded)>,
+        across: &mut Vec<(u64, Folded)>,
+        appended: usize,
+    ) -> bool {
+        let tables: Vec<&str> = folds
+            .iter()
+            .filter_map(|(table, _)| table.as_deref())
+            .collect();
+        if !tables.is_empty() {
+            let folded = warned(self.unfolded.fold_tables(&mut self.folder, &tables));
+            answer_folds(
+                folds
+                    .extract_if(.., |(table, _)| table.is_some())
+                    .map(|(_, done)| done),
+                &folded,
+            );
+        }
+        let mark = self.unfolded.mark();
+        across.extend(folds.drain(..).map(|(_, done)| (mark, done)));
+        let Some(oldest) = across.iter().map(|(mark, _)| *mark).min() else {
+            return false;
+        };
+        if !self.unfolded.has_stored(oldest) {
+            let folded = warned(self.unfolded.fold_across(&mut self.folder, appended));
+            if folded.is_err() {
+                answer_folds(across.drain(..).map(|(_, done)| done), &folded);
+                return true;
+            }
+        }
+        let unfolded = &self.unfolded;
+        answer_folds(
+            across
+                .extract_if(.., |(mark, _)| unfolded.has_stored(*mark))
+                .map(|(_, done)| done),
+            &Ok(()),
+        );
+        true
+    }
+
     /// Appends `batch` to the event log and answers it; if the log fails,
     /// commits it to the database instead.
     fn log_batch(&mut self, batch: &mut Vec<Append>, started: Instant) -> Answers {

@@ -175,6 +175,57 @@ async fn a_read_of_a_table_stores_its_events_and_leaves_the_others_in_the_log() 
 }
 
 #[tokio::test]
+async fn a_read_across_tables_waits_for_every_event_before_it_while_appends_go_on() {
+    use super::super::fold::ACROSS_SLICE;
+    const TABLES: usize = 64;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..TABLES {
+        ids.push(table(&storage).await);
+    }
+    // Some two and a half slices of a read across tables, below a fold's
+    // start: all in the log.
+    let before = u64::try_from(ACROSS_SLICE * 5 / 2 / TABLES).unwrap();
+    for version in 1..=before {
+        let event = offered(version);
+        futures_util::future::try_join_all(
+            ids.iter()
+                .map(|id| storage.append_event(id, &event, None, None)),
+        )
+        .await
+        .unwrap();
+    }
+    assert!(stored_rows(&file, &ids[0]).await.is_empty());
+    // The hourly look, with a round of appends queued behind it.
+    let event = offered(before + 1);
+    let (expired, appended) = tokio::join!(
+        storage.expire_unplayed(std::time::Duration::from_secs(3600)),
+        futures_util::future::try_join_all(
+            ids.iter()
+                .map(|id| storage.append_event(id, &event, None, None))
+        ),
+    );
+    expired.unwrap();
+    appended.unwrap();
+    // Every event before the read is stored, in every table.
+    for id in &ids {
+        let rows = stored_rows(&file, id).await;
+        assert!(
+            rows.len() >= usize::try_from(before).unwrap(),
+            "{} of {before}",
+            rows.len()
+        );
+        assert_eq!(
+            rows,
+            (1..=i64::try_from(rows.len()).unwrap()).collect::<Vec<_>>()
+        );
+    }
+    storage.close().await;
+}
+
+#[tokio::test]
 async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("db.sqlite");
