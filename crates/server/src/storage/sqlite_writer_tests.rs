@@ -2,7 +2,7 @@
 //! stored, a read sees what only the log holds, and a fault that left an
 //! acknowledged event's version taken does not stop the rest.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
 use baghchal_table::options::TableOptions;
@@ -76,6 +76,38 @@ async fn stored_rows(file: &Path, table: &str) -> Vec<i64> {
             .unwrap();
     pool.close().await;
     rows
+}
+
+/// A storage on a new file with `tables` tables: the directory, the
+/// file, the storage and the tables' ids.
+async fn with_tables(tables: usize) -> (tempfile::TempDir, PathBuf, Storage, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("db.sqlite");
+    let storage = Storage::connect(&url(&file)).await.unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..tables {
+        ids.push(table(&storage).await);
+    }
+    (dir, file, storage, ids)
+}
+
+/// Appends event `version` to each of `ids`, all queued at once.
+async fn append_round(storage: &Storage, ids: &[String], version: u64) {
+    let event = offered(version);
+    futures_util::future::try_join_all(
+        ids.iter()
+            .map(|id| storage.append_event(id, &event, None, None)),
+    )
+    .await
+    .unwrap();
+}
+
+/// Checks that `rows` are a table's oldest versions, none missing.
+fn assert_oldest_first(rows: &[i64]) {
+    assert_eq!(
+        rows,
+        (1..=i64::try_from(rows.len()).unwrap()).collect::<Vec<_>>()
+    );
 }
 
 #[tokio::test]
@@ -178,37 +210,20 @@ async fn a_read_of_a_table_stores_its_events_and_leaves_the_others_in_the_log() 
 async fn a_read_across_tables_waits_for_every_event_before_it_while_appends_go_on() {
     use super::super::fold::ACROSS_SLICE;
     const TABLES: usize = 64;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("db.sqlite");
-    let storage = Storage::connect(&url(&file)).await.unwrap();
-    let mut ids = Vec::new();
-    for _ in 0..TABLES {
-        ids.push(table(&storage).await);
-    }
+    let (_dir, file, storage, ids) = with_tables(TABLES).await;
     // Some two and a half slices of a read across tables, below a fold's
     // start: all in the log.
     let before = u64::try_from(ACROSS_SLICE * 5 / 2 / TABLES).unwrap();
     for version in 1..=before {
-        let event = offered(version);
-        futures_util::future::try_join_all(
-            ids.iter()
-                .map(|id| storage.append_event(id, &event, None, None)),
-        )
-        .await
-        .unwrap();
+        append_round(&storage, &ids, version).await;
     }
     assert!(stored_rows(&file, &ids[0]).await.is_empty());
     // The hourly look, with a round of appends queued behind it.
-    let event = offered(before + 1);
-    let (expired, appended) = tokio::join!(
+    let (expired, ()) = tokio::join!(
         storage.expire_unplayed(std::time::Duration::from_secs(3600)),
-        futures_util::future::try_join_all(
-            ids.iter()
-                .map(|id| storage.append_event(id, &event, None, None))
-        ),
+        append_round(&storage, &ids, before + 1),
     );
     expired.unwrap();
-    appended.unwrap();
     // Every event before the read is stored, in every table.
     for id in &ids {
         let rows = stored_rows(&file, id).await;
@@ -217,10 +232,7 @@ async fn a_read_across_tables_waits_for_every_event_before_it_while_appends_go_o
             "{} of {before}",
             rows.len()
         );
-        assert_eq!(
-            rows,
-            (1..=i64::try_from(rows.len()).unwrap()).collect::<Vec<_>>()
-        );
+        assert_oldest_first(&rows);
     }
     storage.close().await;
 }
@@ -247,35 +259,19 @@ async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
 async fn a_long_log_is_stored_slice_by_slice_and_table_by_table_without_a_read() {
     use super::super::fold::{FOLD_SLICE, PRESSING};
     const TABLES: usize = 64;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("db.sqlite");
-    let storage = Storage::connect(&url(&file)).await.unwrap();
-    let mut ids = Vec::new();
-    for _ in 0..TABLES {
-        ids.push(table(&storage).await);
-    }
+    let (_dir, file, storage, ids) = with_tables(TABLES).await;
     // Slices are taken while no append waits, which the timing decides;
     // from `PRESSING` events in the log on, after every batch whatever
     // waits. The writer takes the next append only once that slice is
     // committed, so the last round's answers come after it.
     let rounds = u64::try_from(PRESSING / TABLES).unwrap() + 2;
     for version in 1..=rounds {
-        let event = offered(version);
-        futures_util::future::try_join_all(
-            ids.iter()
-                .map(|id| storage.append_event(id, &event, None, None)),
-        )
-        .await
-        .unwrap();
+        append_round(&storage, &ids, version).await;
     }
     let mut stored = 0;
     for id in &ids {
         let rows = stored_rows(&file, id).await;
-        // Each table's oldest first, none missing.
-        assert_eq!(
-            rows,
-            (1..=i64::try_from(rows.len()).unwrap()).collect::<Vec<_>>()
-        );
+        assert_oldest_first(&rows);
         stored += rows.len();
     }
     assert!(stored >= FOLD_SLICE, "{stored} stored");

@@ -59,6 +59,17 @@ fn resigned(version: u64) -> Logged {
     }
 }
 
+/// The versions of `table`'s stored events, in order.
+async fn stored_versions(storage: &Storage, table: &str) -> Vec<u64> {
+    storage
+        .events(table)
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.version)
+        .collect()
+}
+
 async fn a_failed_batch_is_retried_event_by_event(db: &TestDb) {
     let storage = Storage::connect(&db.url).await.unwrap();
     // With each event's `active` flag, and on PostgreSQL without: there a
@@ -90,14 +101,10 @@ async fn a_failed_batch_is_retried_event_by_event(db: &TestDb) {
             .map(|(v, _)| *v)
             .collect();
         assert_eq!(failed, vec![20], "only the duplicate fails ({flag:?})");
-        let stored: Vec<u64> = storage
-            .events(&id)
-            .await
-            .unwrap()
-            .iter()
-            .map(|e| e.version)
-            .collect();
-        assert_eq!(stored, (1..=40).collect::<Vec<_>>());
+        assert_eq!(
+            stored_versions(&storage, &id).await,
+            (1..=40).collect::<Vec<_>>()
+        );
     }
     storage.close().await;
 }
@@ -155,14 +162,7 @@ async fn an_append_after_the_database_closed_the_writers_connection_is_stored() 
             .await
             .unwrap();
     }
-    let stored: Vec<u64> = storage
-        .events(&id)
-        .await
-        .unwrap()
-        .iter()
-        .map(|e| e.version)
-        .collect();
-    assert_eq!(stored, [1, 2, 3]);
+    assert_eq!(stored_versions(&storage, &id).await, [1, 2, 3]);
     storage.close().await;
     drop(admin);
     db.cleanup().await;
