@@ -31,12 +31,11 @@ pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) 
     }
 }
 
-/// The writer's connection, kept from one batch to the next. Taken from
-/// the pool for each batch, it was first checked with a round trip of its
-/// own (the pool's test before it hands a connection out), besides the
-/// batch's. Once lost ([`connection_lost`]) it goes back to the pool,
-/// which checks it before it is used again, and the next try takes one
-/// afresh.
+/// The writer's connection, kept from one batch to the next: the pool
+/// checks a connection with a round trip of its own before it hands it
+/// out, which each batch would pay besides its own. Once lost
+/// ([`connection_lost`]) it goes back to the pool, which checks it before
+/// it is used again, and the next try takes one afresh.
 struct Kept {
     pool: PgPool,
     conn: Option<PoolConnection<Postgres>>,
