@@ -112,10 +112,8 @@ fn assert_oldest_first(rows: &[i64]) {
 
 #[tokio::test]
 async fn events_only_in_the_log_are_stored_at_the_next_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("db.sqlite");
-    let storage = Storage::connect(&url(&file)).await.unwrap();
-    let id = table(&storage).await;
+    let (_dir, file, storage, mut ids) = with_tables(1).await;
+    let id = ids.pop().unwrap();
     storage.close().await;
 
     // What a server killed after acknowledging them leaves: three events
@@ -140,10 +138,8 @@ async fn events_only_in_the_log_are_stored_at_the_next_start() {
 
 #[tokio::test]
 async fn a_read_sees_the_events_only_the_log_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("db.sqlite");
-    let storage = Storage::connect(&url(&file)).await.unwrap();
-    let id = table(&storage).await;
+    let (_dir, file, storage, mut ids) = with_tables(1).await;
+    let id = ids.pop().unwrap();
     for version in 1..=5 {
         storage
             .append_event(&id, &offered(version), None, None)
@@ -178,12 +174,10 @@ async fn a_read_sees_the_events_only_the_log_holds() {
 
 #[tokio::test]
 async fn a_read_of_a_table_stores_its_events_and_leaves_the_others_in_the_log() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("db.sqlite");
-    let storage = Storage::connect(&url(&file)).await.unwrap();
-    let (read, other) = (table(&storage).await, table(&storage).await);
+    let (_dir, file, storage, ids) = with_tables(2).await;
+    let (read, other) = (&ids[0], &ids[1]);
     for version in 1..=3 {
-        for id in [&read, &other] {
+        for id in [read, other] {
             storage
                 .append_event(id, &offered(version), None, None)
                 .await
@@ -191,18 +185,18 @@ async fn a_read_of_a_table_stores_its_events_and_leaves_the_others_in_the_log() 
         }
     }
     assert_eq!(
-        versions(&storage.events(&read).await.unwrap()),
+        versions(&storage.events(read).await.unwrap()),
         vec![1, 2, 3]
     );
-    assert_eq!(stored_rows(&file, &read).await, vec![1, 2, 3]);
-    assert_eq!(stored_rows(&file, &other).await, Vec::<i64>::new());
+    assert_eq!(stored_rows(&file, read).await, vec![1, 2, 3]);
+    assert_eq!(stored_rows(&file, other).await, Vec::<i64>::new());
     // A read across every table's events (the hourly look) stores the
     // rest.
     storage
         .expire_unplayed(std::time::Duration::from_secs(3600))
         .await
         .unwrap();
-    assert_eq!(stored_rows(&file, &other).await, vec![1, 2, 3]);
+    assert_eq!(stored_rows(&file, other).await, vec![1, 2, 3]);
     storage.close().await;
 }
 
@@ -239,10 +233,8 @@ async fn a_read_across_tables_waits_for_every_event_before_it_while_appends_go_o
 
 #[tokio::test]
 async fn an_acknowledged_event_whose_version_is_taken_does_not_stop_the_rest() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("db.sqlite");
-    let storage = Storage::connect(&url(&file)).await.unwrap();
-    let id = table(&storage).await;
+    let (_dir, file, storage, mut ids) = with_tables(1).await;
+    let id = ids.pop().unwrap();
     for version in [1, 2, 2, 3] {
         storage
             .append_event(&id, &offered(version), None, None)

@@ -131,26 +131,24 @@ async fn an_append_after_the_database_closed_the_writers_connection_is_stored() 
     let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&db.url)
         .await
         .unwrap();
-    let closed: Vec<bool> = sqlx::query_scalar(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-         WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    )
-    .fetch_all(&mut admin)
-    .await
-    .unwrap();
+    // Every other connection to the test's database: the storage's.
+    const OTHERS: &str = "FROM pg_stat_activity \
+                          WHERE datname = current_database() AND pid <> pg_backend_pid()";
+    let closed: Vec<bool> =
+        sqlx::query_scalar(&format!("SELECT pg_terminate_backend(pid) {OTHERS}"))
+            .fetch_all(&mut admin)
+            .await
+            .unwrap();
     assert!(
         !closed.is_empty() && closed.iter().all(|&c| c),
         "{closed:?}"
     );
     // The backends end as they read their signal: wait until they have.
     for _ in 0..500 {
-        let left: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM pg_stat_activity \
-             WHERE datname = current_database() AND pid <> pg_backend_pid()",
-        )
-        .fetch_one(&mut admin)
-        .await
-        .unwrap();
+        let left: i64 = sqlx::query_scalar(&format!("SELECT count(*) {OTHERS}"))
+            .fetch_one(&mut admin)
+            .await
+            .unwrap();
         if left == 0 {
             break;
         }
