@@ -128,8 +128,30 @@ async fn append(conn: &mut PgConnection, batch: &[Append]) -> Result<(), Storage
         return Ok(());
     }
     let mut tx = conn.begin().await?;
+    match in_transaction(&mut tx, &columns, batch).await {
+        Ok(()) => tx.commit().await?,
+        // Dropped, a transaction only queues its `ROLLBACK` to go with the
+        // connection's next statement, and the writer keeps its connection:
+        // the rows the lease check locked would stay locked until the next
+        // batch, and every node's takeover and renewal of those tables
+        // would wait for it meanwhile.
+        Err(e) => {
+            tx.rollback().await?;
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The statements of a batch that needs a transaction of its own: the
+/// leases' check, the `active` flags, the events, the rows of the games.
+async fn in_transaction(
+    tx: &mut PgConnection,
+    columns: &Columns<'_>,
+    batch: &[Append],
+) -> Result<(), StorageError> {
     if !columns.leases.is_empty() {
-        check_leases(&mut tx, &columns.leases).await?;
+        check_leases(&mut *tx, &columns.leases).await?;
     }
     if !columns.flags.is_empty() {
         let (tables, flags): (Vec<&str>, Vec<i64>) = columns.flags.iter().copied().unzip();
@@ -143,16 +165,15 @@ async fn append(conn: &mut PgConnection, batch: &[Append]) -> Result<(), Storage
         .execute(&mut *tx)
         .await?;
     }
-    insert_events(&columns).execute(&mut *tx).await?;
+    insert_events(columns).execute(&mut *tx).await?;
     for game in batch.iter().flat_map(|append| &append.games) {
         let inserted = bind_game(sqlx::query(INSERT_GAME), game)
             .execute(&mut *tx)
             .await?;
         if inserted.rows_affected() == 1 {
-            settle_postgres(&mut tx, game).await?;
+            settle_postgres(&mut *tx, game).await?;
         }
     }
-    tx.commit().await?;
     Ok(())
 }
 

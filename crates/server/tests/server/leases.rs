@@ -115,6 +115,16 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
             .await,
         Err(StorageError::Fenced)
     ));
+    // The refused append's transaction is over, not left open on the
+    // connection node a's writer keeps: the table's row is free for
+    // another node to lock at once.
+    let other = sqlx::PgPool::connect(&db.url).await.unwrap();
+    sqlx::query("SELECT id FROM tables WHERE id = $1 FOR UPDATE NOWAIT")
+        .bind(id)
+        .execute(&other)
+        .await
+        .expect("no lock is left on the table's row");
+    other.close().await;
     assert!(a
         .renew("a", Duration::from_secs(30), &[id.to_owned()])
         .await
