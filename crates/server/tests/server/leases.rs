@@ -48,6 +48,20 @@ fn first_move() -> Logged {
     }
 }
 
+fn second_move() -> Logged {
+    Logged {
+        version: 2,
+        event: Event::Played {
+            side: Side::Tiger,
+            action: "a1-a2".parse().unwrap(),
+        },
+        player: Some(Player::Guest),
+        client_id: Some("2".into()),
+        at: baghchal_table::time::Timestamp::from_millis(1_796_160_601_000),
+        board: 1,
+    }
+}
+
 /// Waits until the database says `table`'s lease has run out.
 async fn until_lease_runs_out(storage: &Storage, table: &str) {
     tokio::time::timeout(PATIENCE, async {
@@ -109,21 +123,24 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
         .unwrap()
         .expect("an expired lease can be taken");
     assert!(new > old);
-    // The paused node wakes up and tries to write: refused.
-    assert!(matches!(
-        a.append_event(id, &first_move(), Some(true), Some(old))
-            .await,
-        Err(StorageError::Fenced)
-    ));
-    // The refused append's transaction is over, not left open on the
-    // connection node a's writer keeps: the table's row is free for
-    // another node to lock at once.
+    // The paused node wakes up and tries to write: refused, whether the
+    // append sets the table's `active` flag (a transaction) or not (one
+    // statement).
     let other = sqlx::PgPool::connect(&db.url).await.unwrap();
-    sqlx::query("SELECT id FROM tables WHERE id = $1 FOR UPDATE NOWAIT")
-        .bind(id)
-        .execute(&other)
-        .await
-        .expect("no lock is left on the table's row");
+    for active in [Some(true), None] {
+        assert!(matches!(
+            a.append_event(id, &first_move(), active, Some(old)).await,
+            Err(StorageError::Fenced)
+        ));
+        // The refused append's transaction is over, not left open on the
+        // connection node a's writer keeps: the table's row is free for
+        // another node to lock at once.
+        sqlx::query("SELECT id FROM tables WHERE id = $1 FOR UPDATE NOWAIT")
+            .bind(id)
+            .execute(&other)
+            .await
+            .expect("no lock is left on the table's row");
+    }
     other.close().await;
     assert!(a
         .renew("a", Duration::from_secs(30), &[id.to_owned()])
@@ -134,7 +151,10 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
     b.append_event(id, &first_move(), Some(true), Some(new))
         .await
         .unwrap();
-    assert_eq!(b.event_epochs(id).await.unwrap(), vec![(1, new)]);
+    b.append_event(id, &second_move(), None, Some(new))
+        .await
+        .unwrap();
+    assert_eq!(b.event_epochs(id).await.unwrap(), vec![(1, new), (2, new)]);
     // A live lease cannot be taken.
     assert_eq!(
         a.acquire(id, "a", Duration::from_secs(30)).await.unwrap(),
@@ -152,35 +172,39 @@ async fn appends_committed_together_are_each_fenced_on_their_own_lease() {
     };
     let a = Storage::connect(&db.url).await.unwrap();
     let b = Storage::connect(&db.url).await.unwrap();
-    let kept = "fenced000000000000kept";
-    let lost = "fenced000000000000lost";
-    let kept_epoch = a
-        .create_table(&row(kept), Some(("a", Duration::from_secs(30))))
-        .await
-        .unwrap()
-        .unwrap();
-    let lost_epoch = a
-        .create_table(&row(lost), Some(("a", Duration::from_millis(200))))
-        .await
-        .unwrap()
-        .unwrap();
-    until_lease_runs_out(&b, lost).await;
-    b.acquire(lost, "b", Duration::from_secs(30))
-        .await
-        .unwrap()
-        .expect("an expired lease can be taken");
-    // Both appends reach node a's writer at once: whether they share a
-    // batch or not, the table it still owns is written and the other is
-    // refused.
-    let event = first_move();
-    let (stored, refused) = tokio::join!(
-        a.append_event(kept, &event, Some(true), Some(kept_epoch)),
-        a.append_event(lost, &event, Some(true), Some(lost_epoch)),
-    );
-    stored.unwrap();
-    assert!(matches!(refused, Err(StorageError::Fenced)), "{refused:?}");
-    assert_eq!(a.event_epochs(kept).await.unwrap(), vec![(1, kept_epoch)]);
-    assert_eq!(a.event_epochs(lost).await.unwrap(), vec![]);
+    // Appends that set the tables' `active` flag are committed in a
+    // transaction, the others in one statement: both are fenced alike.
+    for (n, active) in [Some(true), None].into_iter().enumerate() {
+        let kept = format!("fenced00000000000kept{n}");
+        let lost = format!("fenced00000000000lost{n}");
+        let kept_epoch = a
+            .create_table(&row(&kept), Some(("a", Duration::from_secs(30))))
+            .await
+            .unwrap()
+            .unwrap();
+        let lost_epoch = a
+            .create_table(&row(&lost), Some(("a", Duration::from_millis(200))))
+            .await
+            .unwrap()
+            .unwrap();
+        until_lease_runs_out(&b, &lost).await;
+        b.acquire(&lost, "b", Duration::from_secs(30))
+            .await
+            .unwrap()
+            .expect("an expired lease can be taken");
+        // Both appends reach node a's writer at once: whether they share a
+        // batch or not, the table it still owns is written and the other
+        // is refused.
+        let event = first_move();
+        let (stored, refused) = tokio::join!(
+            a.append_event(&kept, &event, active, Some(kept_epoch)),
+            a.append_event(&lost, &event, active, Some(lost_epoch)),
+        );
+        stored.unwrap();
+        assert!(matches!(refused, Err(StorageError::Fenced)), "{refused:?}");
+        assert_eq!(a.event_epochs(&kept).await.unwrap(), vec![(1, kept_epoch)]);
+        assert_eq!(a.event_epochs(&lost).await.unwrap(), vec![]);
+    }
     a.close().await;
     b.close().await;
     db.cleanup().await;
