@@ -34,32 +34,30 @@ fn row(id: &str) -> TableRow {
     }
 }
 
-fn first_move() -> Logged {
+/// The `version`th move of a game, `side`'s `action`, a second after
+/// the one before it.
+fn a_move(version: u64, side: Side, action: &str) -> Logged {
+    let player = match side {
+        Side::Goat => Player::Host,
+        Side::Tiger => Player::Guest,
+    };
     Logged {
-        version: 1,
+        version,
         event: Event::Played {
-            side: Side::Goat,
-            action: "c3".parse().unwrap(),
+            side,
+            action: action.parse().unwrap(),
         },
-        player: Some(Player::Host),
-        client_id: Some("1".into()),
-        at: baghchal_table::time::Timestamp::from_millis(1_796_160_600_000),
+        player: Some(player),
+        client_id: Some(version.to_string()),
+        at: baghchal_table::time::Timestamp::from_millis(
+            1_796_160_600_000 + i64::try_from(version).unwrap() * 1_000,
+        ),
         board: 1,
     }
 }
 
-fn second_move() -> Logged {
-    Logged {
-        version: 2,
-        event: Event::Played {
-            side: Side::Tiger,
-            action: "a1-a2".parse().unwrap(),
-        },
-        player: Some(Player::Guest),
-        client_id: Some("2".into()),
-        at: baghchal_table::time::Timestamp::from_millis(1_796_160_601_000),
-        board: 1,
-    }
+fn first_move() -> Logged {
+    a_move(1, Side::Goat, "c3")
 }
 
 /// Waits until the database says `table`'s lease has run out.
@@ -151,7 +149,7 @@ async fn a_stale_owner_can_no_longer_write_after_a_takeover() {
     b.append_event(id, &first_move(), Some(true), Some(new))
         .await
         .unwrap();
-    b.append_event(id, &second_move(), None, Some(new))
+    b.append_event(id, &a_move(2, Side::Tiger, "a1-a2"), None, Some(new))
         .await
         .unwrap();
     assert_eq!(b.event_epochs(id).await.unwrap(), vec![(1, new), (2, new)]);
