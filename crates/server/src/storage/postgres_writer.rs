@@ -124,27 +124,13 @@ async fn commit(conn: &mut Kept, batch: &mut Vec<Append>, started: std::time::In
 async fn append(conn: &mut PgConnection, batch: &[Append]) -> Result<(), StorageError> {
     let columns = Columns::of(batch)?;
     let games = batch.iter().any(|append| !append.games.is_empty());
-    if columns.flags.is_empty() && !games {
-        if columns.leases.is_empty() {
-            insert_events(INSERT_EVENTS, &columns)
-                .execute(&mut *conn)
-                .await?;
-            return Ok(());
-        }
-        if !columns.table.is_empty() {
-            let (tables, epochs): (Vec<&str>, Vec<i64>) = columns.leases.iter().copied().unzip();
-            let inserted = insert_events(INSERT_EVENTS_UNDER_LEASES, &columns)
-                .bind(tables)
-                .bind(epochs)
-                .execute(&mut *conn)
-                .await?;
-            // All or nothing: the statement's condition is the batch's.
-            return if inserted.rows_affected() == columns.table.len() as u64 {
-                Ok(())
-            } else {
-                Err(StorageError::Fenced)
-            };
-        }
+    // Under leases, a batch with no event would insert nothing whatever
+    // the check found: its check takes the transaction's way.
+    if columns.flags.is_empty()
+        && !games
+        && (columns.leases.is_empty() || !columns.table.is_empty())
+    {
+        return insert_alone(conn, &columns).await;
     }
     let mut tx = conn.begin().await?;
     match in_transaction(&mut tx, &columns, batch).await {
@@ -160,6 +146,28 @@ async fn append(conn: &mut PgConnection, batch: &[Append]) -> Result<(), Storage
         }
     }
     Ok(())
+}
+
+/// Stores a batch of events alone in one statement, which PostgreSQL
+/// commits as a transaction of its own; under leases, only if every
+/// lease's epoch is still its table's (else [`StorageError::Fenced`]).
+async fn insert_alone(conn: &mut PgConnection, columns: &Columns<'_>) -> Result<(), StorageError> {
+    if columns.leases.is_empty() {
+        insert_events(INSERT_EVENTS, columns).execute(conn).await?;
+        return Ok(());
+    }
+    let (tables, epochs): (Vec<&str>, Vec<i64>) = columns.leases.iter().copied().unzip();
+    let inserted = insert_events(INSERT_EVENTS_UNDER_LEASES, columns)
+        .bind(tables)
+        .bind(epochs)
+        .execute(conn)
+        .await?;
+    // All or nothing: the statement's condition is the batch's.
+    if inserted.rows_affected() == columns.table.len() as u64 {
+        Ok(())
+    } else {
+        Err(StorageError::Fenced)
+    }
 }
 
 /// The statements of a batch that needs a transaction of its own: the
