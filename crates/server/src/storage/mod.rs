@@ -257,12 +257,17 @@ impl Storage {
             let pool = PgPoolOptions::new()
                 .max_connections(16)
                 .acquire_timeout(Duration::from_secs(10))
-                .connect_with(options)
+                .connect_with(options.clone())
                 .await?;
             sqlx::migrate!("../../migrations/postgres")
                 .run(&pool)
                 .await?;
-            tasks.spawn(write_batches(pool.clone(), queue));
+            // The writer's connections have settings of their own.
+            let writes = PgPoolOptions::new()
+                .max_connections(2)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_lazy_with(postgres_writer::connect_options(options));
+            tasks.spawn(write_batches(writes, queue));
             Pool::Postgres(pool)
         } else {
             return Err(StorageError::UnsupportedUrl);

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use sqlx::pool::PoolConnection;
+use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection as _, PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
 
@@ -14,7 +15,8 @@ use super::writer::{committed, gather, version_of, Append, Job, MAX_BATCH};
 use super::StorageError;
 
 /// The PostgreSQL writer: commits queued appends in batches, in arrival
-/// order. (SQLite has its own, `sqlite_writer`.)
+/// order, on a connection from `pool`, its own ([`connect_options`]).
+/// (SQLite has its own writer, `sqlite_writer`.)
 pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut folds = Vec::new();
@@ -29,6 +31,28 @@ pub(super) async fn write_batches(pool: PgPool, mut queue: mpsc::Receiver<Job>) 
             let _ = folded.send(Ok(()));
         }
     }
+    let Kept { pool, conn } = conn;
+    drop(conn);
+    pool.close().await;
+}
+
+/// The settings of the writer's connections, which come from a pool of
+/// their own. The writer runs a few statements thousands of times a
+/// second, each reaching the rows of `tables` by key alone, from arrays
+/// of a few elements; PostgreSQL would plan each run afresh (a plan kept
+/// for any arrays is costed for ten elements, and loses to one made for
+/// two or three), and planning costs it more than running them.
+/// - `plan_cache_mode`: each statement is planned once on a connection,
+///   and that plan is kept.
+/// - `enable_seqscan`: the kept plan reaches the rows through the key,
+///   whatever the table's statistics when it was made. (Made before a
+///   young table's first `ANALYZE`, it would scan the whole table, and go
+///   on doing so as the table grows.)
+pub(super) fn connect_options(options: PgConnectOptions) -> PgConnectOptions {
+    options.options([
+        ("plan_cache_mode", "force_generic_plan"),
+        ("enable_seqscan", "off"),
+    ])
 }
 
 /// The writer's connection, kept from one batch to the next: the pool
@@ -182,15 +206,11 @@ async fn in_transaction(
     }
     if !columns.flags.is_empty() {
         let (tables, flags): (Vec<&str>, Vec<i64>) = columns.flags.iter().copied().unzip();
-        sqlx::query(
-            "UPDATE tables AS t SET active = v.active \
-             FROM UNNEST($1::text[], $2::bigint[]) AS v (id, active) \
-             WHERE t.id = v.id AND t.active <> v.active",
-        )
-        .bind(tables)
-        .bind(flags)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query(SET_FLAGS)
+            .bind(tables)
+            .bind(flags)
+            .execute(&mut *tx)
+            .await?;
     }
     insert_events(INSERT_EVENTS, columns)
         .execute(&mut *tx)
@@ -206,6 +226,11 @@ async fn in_transaction(
     Ok(())
 }
 
+/// Sets the tables' `active` flags, bound as two arrays.
+const SET_FLAGS: &str = "UPDATE tables AS t SET active = v.active \
+     FROM UNNEST($1::text[], $2::bigint[]) AS v (id, active) \
+     WHERE t.id = v.id AND t.active <> v.active";
+
 /// The insert of every event of a batch, its columns bound as ten arrays.
 macro_rules! insert_events {
     () => {
@@ -216,23 +241,47 @@ macro_rules! insert_events {
     };
 }
 
+/// The leases' check, the tables and their owner's epochs bound as the
+/// two arrays `$tables` and `$epochs`: locks the rows of the tables, one
+/// by one through their key, in id order (as renewals lock them: no
+/// deadlock between the two), and counts the leases whose epoch is still
+/// their table's as the locks leave it (a takeover that committed first
+/// included). The locks order the batch against a takeover, which raises
+/// the epoch under the same lock.
+///
+/// Each row is reached from the lease's id (`LATERAL`), so the plan is
+/// the same loop of lookups by key however many leases a batch holds: the
+/// plan the writer's connection keeps ([`connect_options`]).
+macro_rules! current_leases {
+    ($tables:literal, $epochs:literal) => {
+        concat!(
+            "SELECT count(*) FROM (SELECT * FROM UNNEST(",
+            $tables,
+            "::text[], ",
+            $epochs,
+            "::bigint[]) AS l (id, epoch) ORDER BY id) AS lease, \
+             LATERAL (SELECT epoch FROM tables WHERE tables.id = lease.id FOR UPDATE) AS held \
+             WHERE held.epoch = lease.epoch"
+        )
+    };
+}
+
 /// The insert of every event of a batch, in one statement.
 const INSERT_EVENTS: &str = insert_events!();
 
 /// [`INSERT_EVENTS`] under leases, the tables and their owner's epochs
-/// bound as two more arrays: the check of [`check_leases`] in the same
-/// statement. It locks the rows of the tables in the same order, reads
-/// their epochs as the locks leave them (a takeover that committed first
-/// included), and inserts nothing unless every lease's epoch is still
-/// its table's.
+/// bound as two more arrays: the check of [`CURRENT_LEASES`] in the same
+/// statement, which inserts nothing unless every lease is current.
 const INSERT_EVENTS_UNDER_LEASES: &str = concat!(
-    "WITH held AS (SELECT id, epoch FROM tables WHERE id = ANY($11::text[]) \
-     ORDER BY id FOR UPDATE) ",
     insert_events!(),
-    " WHERE (SELECT count(*) FROM held \
-     JOIN UNNEST($11::text[], $12::bigint[]) AS lease (id, epoch) USING (id, epoch)) \
-     = cardinality($11::text[])"
+    " WHERE (",
+    current_leases!("$11", "$12"),
+    ") = cardinality($11::text[])"
 );
+
+/// The leases' check alone, for a batch that needs a transaction: the
+/// number of leases still current.
+const CURRENT_LEASES: &str = current_leases!("$1", "$2");
 
 /// `statement`, an insert of every event of a batch, with the batch's
 /// columns bound.
@@ -253,30 +302,20 @@ fn insert_events<'q>(
         .bind(&columns.board)
 }
 
-/// Locks the rows of the tables appended to under a lease, in one order
-/// (by id, as renewals lock them: no deadlock between the two), and
-/// checks that each lease's epoch is still its table's. The locks order
-/// the batch against a takeover, which raises the epoch under the same
-/// lock: an append from an owner whose epoch is over is refused
-/// ([`StorageError::Fenced`]).
+/// Locks the rows of the tables appended to under a lease and checks
+/// that each lease is still current ([`CURRENT_LEASES`]): an append from
+/// an owner whose epoch is over is refused ([`StorageError::Fenced`]).
 async fn check_leases(
     tx: &mut sqlx::PgConnection,
     leases: &[(&str, i64)],
 ) -> Result<(), StorageError> {
-    let tables: Vec<&str> = leases.iter().map(|&(table, _)| table).collect();
-    let held: Vec<(String, i64)> =
-        sqlx::query_as("SELECT id, epoch FROM tables WHERE id = ANY($1) ORDER BY id FOR UPDATE")
-            .bind(tables)
-            .fetch_all(&mut *tx)
-            .await?;
-    let current: HashMap<&str, i64> = held
-        .iter()
-        .map(|(table, epoch)| (table.as_str(), *epoch))
-        .collect();
-    if leases
-        .iter()
-        .all(|&(table, epoch)| current.get(table) == Some(&epoch))
-    {
+    let (tables, epochs): (Vec<&str>, Vec<i64>) = leases.iter().copied().unzip();
+    let current: i64 = sqlx::query_scalar(CURRENT_LEASES)
+        .bind(tables)
+        .bind(epochs)
+        .fetch_one(&mut *tx)
+        .await?;
+    if usize::try_from(current).is_ok_and(|current| current == leases.len()) {
         Ok(())
     } else {
         Err(StorageError::Fenced)
@@ -361,3 +400,7 @@ impl<'a> Columns<'a> {
         Ok(columns)
     }
 }
+
+#[cfg(test)]
+#[path = "postgres_writer_tests.rs"]
+mod tests;
