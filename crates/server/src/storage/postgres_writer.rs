@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use sqlx::pool::PoolConnection;
-use sqlx::postgres::PgConnectOptions;
+use sqlx::postgres::{PgConnectOptions, PgDatabaseError, PgSeverity};
 use sqlx::{Connection as _, PgConnection, PgPool, Postgres};
 use tokio::sync::mpsc;
 
@@ -87,16 +87,20 @@ impl Kept {
 }
 
 /// Whether `error` says the connection is gone (closed, broken, or ended
-/// by the database: SQLSTATE classes 08 and 57) rather than that the batch
-/// was refused.
+/// by the database: SQLSTATE classes 08 and 57, or any error the database
+/// sends as fatal, such as the end of a transaction left idle too long)
+/// rather than that the batch was refused.
 fn connection_lost(error: &StorageError) -> bool {
     match error {
         StorageError::Database(
             sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::Tls(_),
         ) => true,
-        StorageError::Database(sqlx::Error::Database(e)) => e
-            .code()
-            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        StorageError::Database(sqlx::Error::Database(e)) => {
+            e.code()
+                .is_some_and(|code| code.starts_with("08") || code.starts_with("57"))
+                || e.try_downcast_ref::<PgDatabaseError>()
+                    .is_some_and(|e| matches!(e.severity(), PgSeverity::Fatal | PgSeverity::Panic))
+        }
         _ => false,
     }
 }

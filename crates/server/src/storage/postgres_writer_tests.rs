@@ -5,7 +5,10 @@
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection as _, PgConnection};
 
-use super::{connect_options, CURRENT_LEASES, INSERT_EVENTS_UNDER_LEASES, SET_FLAGS};
+use super::{
+    connect_options, connection_lost, CURRENT_LEASES, INSERT_EVENTS_UNDER_LEASES, SET_FLAGS,
+};
+use crate::storage::StorageError;
 
 /// Each statement that reads `tables`, and arguments to explain it with.
 const STATEMENTS: [(&str, &str, &str); 3] = [
@@ -106,6 +109,47 @@ async fn the_writers_kept_plans_reach_tables_by_key() {
     .unwrap();
     conn.close().await.unwrap();
     assert_by_key(&kept_plans(&options).await, "5,000 tables, analyzed");
+    sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+}
+
+/// A transaction left idle past the database's limit ends its session:
+/// the error the connection's next statement gets says it is lost, so
+/// that the writer takes another rather than try it again.
+#[tokio::test]
+#[cfg_attr(
+    not(test_postgres),
+    ignore = "BAGHCHAL_TEST_POSTGRES was not set when the tests were built"
+)]
+async fn a_transaction_ended_for_idling_loses_its_connection() {
+    let (options, name, mut admin) = database().await;
+    let mut conn = PgConnection::connect_with(
+        &connect_options(options.clone())
+            .options([("idle_in_transaction_session_timeout", "50ms")]),
+    )
+    .await
+    .unwrap();
+    sqlx::raw_sql("BEGIN").execute(&mut conn).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let error = StorageError::from(
+        sqlx::query("SELECT 1")
+            .execute(&mut conn)
+            .await
+            .expect_err("the database ended the session"),
+    );
+    assert!(connection_lost(&error), "{error:?}");
+    // A refused statement is not a lost connection.
+    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    let error = StorageError::from(
+        sqlx::query("SELECT 1 / 0")
+            .execute(&mut conn)
+            .await
+            .expect_err("division by zero"),
+    );
+    assert!(!connection_lost(&error), "{error:?}");
+    conn.close().await.unwrap();
     sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)"))
         .execute(&mut admin)
         .await
