@@ -16,6 +16,7 @@
 # reported too (default: a nats-server running here, if there is one).
 # The CSV files and node logs stay in the directory printed at the end.
 set -eu
+. "$(dirname "$0")/listening.sh"
 
 bin=${BIN:-target/release}
 pg=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -65,16 +66,7 @@ run() {
         set -- $(node "n$i" "$db" "$cluster")
         nodepids="$nodepids,$1"
         pids="$pids $1"
-        tries=0
-        until grep -q "listening on" "$2"; do
-            tries=$((tries + 1))
-            if [ $tries -gt 300 ]; then
-                echo "node $i did not start: see $2" >&2
-                exit 1
-            fi
-            sleep 0.1
-        done
-        url=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$2" | head -n 1)
+        url=$(listening "$2")
         urls="$urls,$url"
     done
     "$bin/baghchal-load" --url "${urls#,}" --server-pid "${nodepids#,}" \

@@ -5,7 +5,8 @@
 # (the postmaster's own, its reaped children's and its live children's,
 # from /proc), the node's, and the events inserted so far. Prints the CPU
 # of each an event inserted, from 6 s after the first insert to the last
-# sample whose inserts still rose (the play's steady part).
+# sample whose inserts still rose by half the rate asked (the play's
+# steady part).
 #
 #   cargo build --release -p baghchal -p baghchal-loadtest
 #   crates/loadtest/database.sh [TABLES] [RATE] [SECONDS] [SEED]
@@ -16,6 +17,7 @@
 # (nats://127.0.0.1:4222); BIN the binaries' directory (target/release).
 # Run it for two builds in turns to compare them.
 set -eu
+. "$(dirname "$0")/listening.sh"
 
 bin=${BIN:-target/release}
 pg=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -61,16 +63,7 @@ psql "$pg/postgres" -qc "CREATE DATABASE $db" >/dev/null
     --connections-per-address 1000000 --websockets-per-address 1000000 \
     --hello-burst 1000000 --hellos-per-minute 1000000 >"$out/node.log" 2>&1 &
 node=$!
-tries=0
-until grep -q "listening on" "$out/node.log"; do
-    tries=$((tries + 1))
-    if [ $tries -gt 300 ]; then
-        echo "the node did not start: see $out/node.log" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
-url=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$out/node.log" | head -n 1)
+url=$(listening "$out/node.log")
 
 "$bin/baghchal-load" --url "$url" --server-pid "$node" \
     -t "$tables" -s 1 -r "$rate" -d "${seconds}s" --seed "$seed" -q >"$out/load.txt" 2>&1 &
@@ -85,12 +78,12 @@ done
 wait "$load" || true
 grep -E "errors:|delivered to every" "$out/load.txt" || true
 
-awk -v hz="$(getconf CLK_TCK)" '
+awk -v hz="$(getconf CLK_TCK)" -v rate="$rate" '
     { ms[NR] = $1; db[NR] = $2; node[NR] = $3; ins[NR] = $4 }
     END {
         for (i = 1; i <= NR && ins[i] == 0; i++) ;
         for (a = i; a <= NR && ms[a] < ms[i] + 6000; a++) ;
-        for (b = NR; b > a && ins[b] - ins[b - 1] < 1000; b--) ;
+        for (b = NR; b > a && ins[b] - ins[b - 1] < rate; b--) ;
         n = ins[b] - ins[a]
         if (b <= a || n <= 0) { print "no steady play was sampled"; exit 1 }
         us = 1e6 / hz / n

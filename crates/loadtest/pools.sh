@@ -18,6 +18,7 @@
 # --websockets-per-address (the channels count as sockets). The node logs
 # stay in the directory printed at the end.
 set -eu
+. "$(dirname "$0")/listening.sh"
 
 bin=${BIN:-target/release}
 pg=${PG:-postgres://postgres@127.0.0.1:5432}
@@ -61,16 +62,7 @@ for rep in $(seq 1 "$reps"); do
         set -- $(node "n$i" "$db" "$cluster")
         nodepids="$nodepids $1"
         pids="$pids $1"
-        tries=0
-        until grep -q "listening on" "$2"; do
-            tries=$((tries + 1))
-            if [ $tries -gt 300 ]; then
-                echo "node $i did not start: see $2" >&2
-                exit 1
-            fi
-            sleep 0.1
-        done
-        url=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$2" | head -n 1)
+        url=$(listening "$2")
         urls="$urls,$url"
     done
     "$bin/baghchal-pools" --url "${urls#,}" --players "$players" -q | tee -a "$out/runs.txt"

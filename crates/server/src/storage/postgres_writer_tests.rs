@@ -22,29 +22,48 @@ const STATEMENTS: [(&str, &str, &str); 3] = [
     ),
 ];
 
-/// A fresh database with the schema, and the server it is on.
-async fn database() -> (PgConnectOptions, String, PgConnection) {
-    let admin_url = std::env::var("BAGHCHAL_TEST_POSTGRES")
-        .expect("BAGHCHAL_TEST_POSTGRES names the PostgreSQL server");
-    let mut admin = PgConnection::connect(&admin_url).await.unwrap();
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).unwrap();
-    let name = format!("baghchal_test_{:016x}", u64::from_le_bytes(bytes));
-    sqlx::query(&format!("CREATE DATABASE {name}"))
-        .execute(&mut admin)
-        .await
-        .unwrap();
-    let options: PgConnectOptions = admin_url
-        .parse::<PgConnectOptions>()
-        .unwrap()
-        .database(&name);
-    let mut conn = PgConnection::connect_with(&options).await.unwrap();
-    sqlx::migrate!("../../migrations/postgres")
-        .run(&mut conn)
-        .await
-        .unwrap();
-    conn.close().await.unwrap();
-    (options, name, admin)
+/// A fresh database with the schema, dropped by [`Scratch::remove`].
+struct Scratch {
+    options: PgConnectOptions,
+    name: String,
+    admin: PgConnection,
+}
+
+impl Scratch {
+    async fn new() -> Scratch {
+        let admin_url = std::env::var("BAGHCHAL_TEST_POSTGRES")
+            .expect("BAGHCHAL_TEST_POSTGRES names the PostgreSQL server");
+        let mut admin = PgConnection::connect(&admin_url).await.unwrap();
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).unwrap();
+        let name = format!("baghchal_test_{:016x}", u64::from_le_bytes(bytes));
+        sqlx::query(&format!("CREATE DATABASE {name}"))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+        let options = admin_url
+            .parse::<PgConnectOptions>()
+            .unwrap()
+            .database(&name);
+        let mut conn = PgConnection::connect_with(&options).await.unwrap();
+        sqlx::migrate!("../../migrations/postgres")
+            .run(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+        Scratch {
+            options,
+            name,
+            admin,
+        }
+    }
+
+    async fn remove(mut self) {
+        sqlx::query(&format!("DROP DATABASE {} WITH (FORCE)", self.name))
+            .execute(&mut self.admin)
+            .await
+            .unwrap();
+    }
 }
 
 /// Each statement's plan on a connection of the writer's, as it keeps
@@ -92,11 +111,11 @@ fn assert_by_key(plans: &[(&str, String)], database: &str) {
     ignore = "BAGHCHAL_TEST_POSTGRES was not set when the tests were built"
 )]
 async fn the_writers_kept_plans_reach_tables_by_key() {
-    let (options, name, mut admin) = database().await;
+    let db = Scratch::new().await;
     // A young database: `tables` is empty and was never analyzed.
-    assert_by_key(&kept_plans(&options).await, "empty");
+    assert_by_key(&kept_plans(&db.options).await, "empty");
     // Grown and analyzed.
-    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    let mut conn = PgConnection::connect_with(&db.options).await.unwrap();
     sqlx::raw_sql(
         "INSERT INTO tables (id, created_at, opponent, host_side, spectator_seats, \
          goats_to_win, first_side, multi_jump, three_tigers, repetition, ply_limit, active) \
@@ -108,11 +127,8 @@ async fn the_writers_kept_plans_reach_tables_by_key() {
     .await
     .unwrap();
     conn.close().await.unwrap();
-    assert_by_key(&kept_plans(&options).await, "5,000 tables, analyzed");
-    sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)"))
-        .execute(&mut admin)
-        .await
-        .unwrap();
+    assert_by_key(&kept_plans(&db.options).await, "5,000 tables, analyzed");
+    db.remove().await;
 }
 
 /// A transaction left idle past the database's limit ends its session:
@@ -124,9 +140,9 @@ async fn the_writers_kept_plans_reach_tables_by_key() {
     ignore = "BAGHCHAL_TEST_POSTGRES was not set when the tests were built"
 )]
 async fn a_transaction_ended_for_idling_loses_its_connection() {
-    let (options, name, mut admin) = database().await;
+    let db = Scratch::new().await;
     let mut conn = PgConnection::connect_with(
-        &connect_options(options.clone())
+        &connect_options(db.options.clone())
             .options([("idle_in_transaction_session_timeout", "50ms")]),
     )
     .await
@@ -141,7 +157,7 @@ async fn a_transaction_ended_for_idling_loses_its_connection() {
     );
     assert!(connection_lost(&error), "{error:?}");
     // A refused statement is not a lost connection.
-    let mut conn = PgConnection::connect_with(&options).await.unwrap();
+    let mut conn = PgConnection::connect_with(&db.options).await.unwrap();
     let error = StorageError::from(
         sqlx::query("SELECT 1 / 0")
             .execute(&mut conn)
@@ -150,8 +166,5 @@ async fn a_transaction_ended_for_idling_loses_its_connection() {
     );
     assert!(!connection_lost(&error), "{error:?}");
     conn.close().await.unwrap();
-    sqlx::query(&format!("DROP DATABASE {name} WITH (FORCE)"))
-        .execute(&mut admin)
-        .await
-        .unwrap();
+    db.remove().await;
 }
