@@ -13,7 +13,10 @@
 # NATS the NATS server (nats://127.0.0.1:4222), BIN the binaries'
 # directory (target/release), SPECTATORS the spectators a table (1),
 # NATS_PID the NATS server's process id, whose CPU an action is then
-# reported too (default: a nats-server running here, if there is one).
+# reported too (default: a nats-server running here, if there is one),
+# PG_PID PostgreSQL's postmaster, whose CPU an action and its backends'
+# is then reported (default: the oldest process named postgres here, if
+# there is one).
 # The CSV files and node logs stay in the directory printed at the end.
 set -eu
 . "$(dirname "$0")/listening.sh"
@@ -28,6 +31,8 @@ reps=${4:-3}
 spectators=${SPECTATORS:-1}
 out=$(mktemp -d "${TMPDIR:-/tmp}/baghchal-cluster.XXXXXX")
 nats_pid=${NATS_PID:-$(pgrep -x nats-server | head -n 1 || true)}
+pg_pid=${PG_PID:-$(pgrep -o -x postgres || true)}
+services=$(echo "$nats_pid,$pg_pid" | sed 's/^,//; s/,$//')
 pids=
 databases=
 
@@ -70,11 +75,15 @@ run() {
         urls="$urls,$url"
     done
     "$bin/baghchal-load" --url "${urls#,}" --server-pid "${nodepids#,}" \
-        ${nats_pid:+--service-pid "$nats_pid"} \
+        ${services:+--service-pid "$services"} \
         -t "$tables" -s "$spectators" -r "$rate" -d "${seconds}s" --seed "$rep" -q \
         --csv "$out/nodes$n.csv" >"$out/run-$n-$rep.txt"
-    grep -E "accepted actions/s|delivered to every|errors:|services' CPU" "$out/run-$n-$rep.txt" | head -4
-    sed -n "s/^services' CPU.*, \([0-9.]*\) µs an action$/\1/p" "$out/run-$n-$rep.txt" >>"$out/nats$n.txt"
+    grep -E "accepted actions/s|delivered to every|errors:|service .* CPU" "$out/run-$n-$rep.txt" | head -5
+    for service in nats pg; do
+        eval "pid=\${${service}_pid}"
+        [ -n "$pid" ] || continue
+        sed -n "s/^service $pid's CPU.*, \([0-9.]*\) µs an action$/\1/p" "$out/run-$n-$rep.txt" >>"$out/$service$n.txt"
+    done
     for pid in $(echo "$nodepids" | tr ',' ' '); do kill "$pid" 2>/dev/null || true; done
 }
 
@@ -98,11 +107,11 @@ median_of() {
     sort -n "$1" 2>/dev/null |
         awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-printf '\n%-8s %14s %10s %10s %12s %12s %14s\n' nodes "actions/s" "p50 ms" "p99 ms" "CPU cores" "CPU µs/act" "NATS µs/act"
+printf '\n%-8s %14s %10s %10s %12s %12s %14s %14s\n' nodes "actions/s" "p50 ms" "p99 ms" "CPU cores" "CPU µs/act" "NATS µs/act" "PG µs/act"
 for n in 1 3; do
     f=$out/nodes$n.csv
-    printf '%-8s %14s %10s %10s %12s %12s %14s\n' "$n" "$(median actions_per_s "$f")" \
+    printf '%-8s %14s %10s %10s %12s %12s %14s %14s\n' "$n" "$(median actions_per_s "$f")" \
         "$(median p50_ms "$f")" "$(median p99_ms "$f")" "$(median cpu_cores "$f")" \
-        "$(median cpu_us_per_action "$f")" "$(median_of "$out/nats$n.txt")"
+        "$(median cpu_us_per_action "$f")" "$(median_of "$out/nats$n.txt")" "$(median_of "$out/pg$n.txt")"
 done
 echo "(medians of $reps runs: $tables tables, $spectators spectator(s) each, $rate actions/s, ${seconds} s; files in $out)"

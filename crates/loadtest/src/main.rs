@@ -30,6 +30,7 @@ use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
+mod cpu;
 mod csv;
 mod limits;
 mod server;
@@ -37,6 +38,7 @@ mod stages;
 mod stats;
 mod table;
 
+use cpu::Cpu;
 use server::{Memory, ServerProcess};
 use stats::{summary, Stats};
 use table::{Run, Table};
@@ -98,9 +100,11 @@ struct Args {
     #[arg(long = "server-pid", value_delimiter = ',', requires = "urls")]
     server_pids: Vec<u32>,
 
-    /// The process id of a service the server uses (NATS, PostgreSQL);
-    /// repeat it or separate with commas. Their CPU while playing is
-    /// reported apart from the other processes', and per action.
+    /// The process id of a service the server uses (NATS, PostgreSQL's
+    /// postmaster); repeat it or separate with commas. Their CPU while
+    /// playing, a process's children's included (PostgreSQL's backends),
+    /// is reported apart from the other processes', and per action: each
+    /// one's, and together.
     #[arg(long = "service-pid", value_delimiter = ',')]
     service_pids: Vec<u32>,
 
@@ -551,23 +555,33 @@ fn report(outcome: &Outcome) {
     if let Some(own) = Memory::of(std::process::id()) {
         println!("load generator memory: peak RSS {}", mib(own.peak_rss_kib));
     }
-    let cpu = outcome.cpu;
+    let cpu = &outcome.cpu;
     let share = |s: f64| format!("{s:.1} s = {:.0}% of a core", 100.0 * s / seconds);
+    let per_action = |s: f64| 1e6 * s / actions.max(1) as f64;
     if let Some(server) = cpu.server {
         println!("{} CPU while playing: {}", outcome.label, share(server));
     }
     if let Some(load) = cpu.load {
         println!("load generator CPU while playing: {}", share(load));
     }
-    if let Some(services) = cpu.services {
+    for &(pid, service) in &cpu.services {
+        if let Some(service) = service {
+            println!(
+                "service {pid}'s CPU while playing: {}, {:.1} µs an action",
+                share(service),
+                per_action(service)
+            );
+        }
+    }
+    if let Some(services) = cpu.services_total() {
         println!(
             "services' CPU while playing: {}, {:.1} µs an action",
             share(services),
-            1e6 * services / actions.max(1) as f64
+            per_action(services)
         );
     }
     if let (Some(busy), Some(load)) = (cpu.machine_busy, cpu.load) {
-        let known = load + cpu.server.unwrap_or(0.0) + cpu.services.unwrap_or(0.0);
+        let known = load + cpu.server.unwrap_or(0.0) + cpu.services_total().unwrap_or(0.0);
         let others = (busy - known).max(0.0);
         println!("other processes' CPU while playing: {}", share(others));
     }
@@ -649,49 +663,6 @@ fn print_errors(errors: &std::collections::BTreeMap<String, u64>) {
 
 fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
-}
-
-/// CPU seconds used by the server, the services it uses, this process
-/// and the whole machine.
-#[derive(Clone, Copy, Debug, Default)]
-struct Cpu {
-    server: Option<f64>,
-    services: Option<f64>,
-    load: Option<f64>,
-    machine_busy: Option<f64>,
-}
-
-impl Cpu {
-    /// The CPU time so far; the server's is the sum over `server_pids`,
-    /// the services' over `service_pids` (none when there are none, or
-    /// one is gone).
-    fn now(server_pids: &[u32], service_pids: &[u32]) -> Cpu {
-        let sum = |pids: &[u32]| {
-            (!pids.is_empty())
-                .then(|| {
-                    pids.iter()
-                        .map(|&pid| server::cpu_seconds(pid))
-                        .sum::<Option<f64>>()
-                })
-                .flatten()
-        };
-        Cpu {
-            server: sum(server_pids),
-            services: sum(service_pids),
-            load: server::cpu_seconds(std::process::id()),
-            machine_busy: server::machine_cpu_seconds().map(|(busy, _)| busy),
-        }
-    }
-
-    fn since(&self, before: &Cpu) -> Cpu {
-        let delta = |now: Option<f64>, then: Option<f64>| Some(now? - then?);
-        Cpu {
-            server: delta(self.server, before.server),
-            services: delta(self.services, before.services),
-            load: delta(self.load, before.load),
-            machine_busy: delta(self.machine_busy, before.machine_busy),
-        }
-    }
 }
 
 /// Parses `30`, `30s`, `500ms`, `2m`.

@@ -266,34 +266,3 @@ impl Memory {
         })
     }
 }
-
-/// Clock ticks per second of `/proc`'s CPU times (`USER_HZ`, fixed at 100 on
-/// Linux for user space).
-const TICKS_PER_SECOND: f64 = 100.0;
-
-/// The CPU time process `pid` has used so far (user + system), in seconds.
-pub fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces: the fields start after its `)`.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 here.
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / TICKS_PER_SECOND)
-}
-
-/// Busy and total CPU time of the whole machine so far, in seconds summed
-/// over all cores, from `/proc/stat`.
-pub fn machine_cpu_seconds() -> Option<(f64, f64)> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = stat.lines().next()?.strip_prefix("cpu ")?;
-    let ticks: Vec<f64> = line
-        .split_whitespace()
-        .filter_map(|t| t.parse().ok())
-        .collect();
-    // user nice system idle iowait irq softirq steal (guest time is
-    // already counted in user).
-    let total: f64 = ticks.iter().take(8).sum();
-    let idle = ticks.get(3)? + ticks.get(4).unwrap_or(&0.0);
-    Some(((total - idle) / TICKS_PER_SECOND, total / TICKS_PER_SECOND))
-}
