@@ -58,6 +58,12 @@ node() {
     echo "$! $log"
 }
 
+# service_cpu PID REPORT: the CPU an action of service PID in the
+# baghchal-load REPORT.
+service_cpu() {
+    sed -n "s/^service $1's CPU.*, \([0-9.]*\) µs an action$/\1/p" "$2"
+}
+
 # run NODES REP: one measured run on a fresh database and cluster.
 run() {
     n=$1
@@ -79,11 +85,8 @@ run() {
         -t "$tables" -s "$spectators" -r "$rate" -d "${seconds}s" --seed "$rep" -q \
         --csv "$out/nodes$n.csv" >"$out/run-$n-$rep.txt"
     grep -E "accepted actions/s|delivered to every|errors:|service .* CPU" "$out/run-$n-$rep.txt" | head -5
-    for service in nats pg; do
-        eval "pid=\${${service}_pid}"
-        [ -n "$pid" ] || continue
-        sed -n "s/^service $pid's CPU.*, \([0-9.]*\) µs an action$/\1/p" "$out/run-$n-$rep.txt" >>"$out/$service$n.txt"
-    done
+    [ -z "$nats_pid" ] || service_cpu "$nats_pid" "$out/run-$n-$rep.txt" >>"$out/nats$n.txt"
+    [ -z "$pg_pid" ] || service_cpu "$pg_pid" "$out/run-$n-$rep.txt" >>"$out/pg$n.txt"
     for pid in $(echo "$nodepids" | tr ',' ' '); do kill "$pid" 2>/dev/null || true; done
 }
 
