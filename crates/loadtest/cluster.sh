@@ -16,7 +16,8 @@
 # reported too (default: a nats-server running here, if there is one),
 # PG_PID PostgreSQL's postmaster, whose CPU an action and its backends'
 # is then reported (default: the oldest process named postgres here, if
-# there is one).
+# there is one), SETUPS the setups to run ("1 3"; "1" for one node alone,
+# to measure what PostgreSQL pays without the relaying).
 # The CSV files and node logs stay in the directory printed at the end.
 set -eu
 . "$(dirname "$0")/listening.sh"
@@ -29,6 +30,7 @@ rate=${2:-300}
 seconds=${3:-15}
 reps=${4:-3}
 spectators=${SPECTATORS:-1}
+setups=${SETUPS:-1 3}
 out=$(mktemp -d "${TMPDIR:-/tmp}/baghchal-cluster.XXXXXX")
 nats_pid=${NATS_PID:-$(pgrep -x nats-server | head -n 1 || true)}
 pg_pid=${PG_PID:-$(pgrep -o -x postgres || true)}
@@ -92,7 +94,7 @@ run() {
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for rep in $(seq 1 "$reps"); do
-    for n in 1 3; do
+    for n in $setups; do
         echo "== $n node(s), repetition $rep"
         run "$n" "$rep"
     done
@@ -111,7 +113,7 @@ median_of() {
         awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 printf '\n%-8s %14s %10s %10s %12s %12s %14s %14s\n' nodes "actions/s" "p50 ms" "p99 ms" "CPU cores" "CPU µs/act" "NATS µs/act" "PG µs/act"
-for n in 1 3; do
+for n in $setups; do
     f=$out/nodes$n.csv
     printf '%-8s %14s %10s %10s %12s %12s %14s %14s\n' "$n" "$(median actions_per_s "$f")" \
         "$(median p50_ms "$f")" "$(median p99_ms "$f")" "$(median cpu_cores "$f")" \

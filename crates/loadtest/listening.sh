@@ -1,5 +1,4 @@
-# Sourced by the scripts that start nodes (cluster.sh, pools.sh,
-# database.sh).
+# Sourced by the scripts that start nodes (cluster.sh, pools.sh).
 #
 # listening LOG: waits until the node writing LOG listens (30 s at most),
 # then prints its URL.

@@ -1,6 +1,7 @@
-//! The plans PostgreSQL keeps for the writer's statements on its
-//! connection: one made once, that reaches the rows of `tables` by key,
-//! in a young database as in one grown and analyzed.
+//! The writer's connections, on a scratch database: the plans PostgreSQL
+//! keeps for the writer's statements (one made once, that reaches the
+//! rows of `tables` by key, in a young database as in one grown and
+//! analyzed), and which errors say the connection is lost.
 
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection as _, PgConnection};
