@@ -1,7 +1,9 @@
 //! The services under a cluster fail during play: NATS restarted,
 //! PostgreSQL restarted, one node cut off from NATS while PostgreSQL stays
 //! reachable. Nothing acknowledged is lost, no action is stored twice, no
-//! table's log forks, and play goes on by itself. The NATS and PostgreSQL
+//! table's log forks, and play goes on by itself. And a table's row kept
+//! locked by another client of the database holds a node's start and a
+//! hello for a bounded time only. The NATS and PostgreSQL
 //! restarted are private servers the test starts on free loopback ports,
 //! never the shared ones. Run when `BAGHCHAL_TEST_POSTGRES` and
 //! `BAGHCHAL_TEST_NATS` are set.
@@ -11,11 +13,13 @@ mod support;
 use std::future::Future;
 use std::time::Duration;
 
+use baghchal_protocol::{ClientMessage, ErrorCode, ServerMessage};
 use support::cluster::{
-    addrs_of, counter, in_play, owners, services, settle, spread, stored, until_all_stored,
+    addrs_of, counter, friend, in_play, owners, services, settle, spread, stored, until_all_stored,
     until_each_moves_on, Setup, Tally, LEASE, LEASE_TIME,
 };
 use support::services::{Nats, Postgres, Proxy};
+use support::{connect, recv, send, PATIENCE};
 
 const TABLES: usize = 6;
 const PLIES: u16 = 50;
@@ -166,5 +170,65 @@ async fn a_node_cut_off_from_nats_gives_its_tables_up_and_nothing_forks() {
     );
     assert_eq!((tally.lost, tally.duplicated), (0, 0));
     nodes.clear();
+    setup.cleanup().await;
+}
+
+#[cfg_attr(
+    not(test_cluster),
+    ignore = "BAGHCHAL_TEST_POSTGRES and BAGHCHAL_TEST_NATS were not set when the tests were built"
+)]
+#[tokio::test]
+async fn a_table_whose_row_stays_locked_holds_neither_a_start_nor_a_hello_for_ever() {
+    let setup = Setup::new().await;
+    let mut a = setup.start("a").await;
+    let created = a.create(&friend(PLIES)).await;
+    let secret = created.secret.clone().unwrap();
+    // Node a stops and gives its lease up: the table is any node's to take.
+    a.signal("TERM").await;
+    let stopped = tokio::time::timeout(PATIENCE, a.child.wait())
+        .await
+        .expect("a node asked to stop stops")
+        .unwrap();
+    assert!(stopped.success(), "node a stopped with {stopped}");
+    // Another client of the database locks the table's row and keeps the
+    // lock: the statement that takes the lease waits for it.
+    let mut locker = <sqlx::PgConnection as sqlx::Connection>::connect(&setup.database_url)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN").execute(&mut locker).await.unwrap();
+    sqlx::query("SELECT id FROM tables WHERE id = $1 FOR UPDATE")
+        .bind(&created.table)
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    // Node b starts: resuming the table, which nobody holds, gives up
+    // after its bound. A hello for the table is answered with an error
+    // once the same bound is over, not with silence.
+    let b = setup.start("b").await;
+    let (head, _) = b.get("/healthz").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let hello = ClientMessage::Hello {
+        table: created.table.clone(),
+        token: Some(secret),
+        since: None,
+    };
+    let mut ws = connect(&b.addr).await.expect("a socket");
+    assert!(send(&mut ws, &hello).await);
+    match tokio::time::timeout(PATIENCE, recv(&mut ws)).await {
+        Ok(Some(ServerMessage::Error {
+            code: ErrorCode::Internal,
+            ..
+        })) => {}
+        other => panic!("a hello for a table that cannot be loaded: {other:?}"),
+    }
+    // The lock goes: the load under way takes the table, and a hello joins.
+    sqlx::query("ROLLBACK").execute(&mut locker).await.unwrap();
+    let mut ws = connect(&b.addr).await.expect("a socket");
+    assert!(send(&mut ws, &hello).await);
+    match tokio::time::timeout(PATIENCE, recv(&mut ws)).await {
+        Ok(Some(ServerMessage::Welcome { .. })) => {}
+        other => panic!("a hello once the lock is gone: {other:?}"),
+    }
+    drop(b);
     setup.cleanup().await;
 }

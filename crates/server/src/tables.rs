@@ -54,6 +54,10 @@ pub enum TablesError {
     /// The table's owner does not answer and its lease does not run out.
     #[error("the node that owns the table does not answer")]
     Unreachable,
+    /// The table was neither reached nor loaded in the time allowed: its
+    /// owner, or the database, kept it waiting (a load under way goes on).
+    #[error("the table could not be reached or loaded in time")]
+    TimedOut,
     /// NATS failed.
     #[error("cluster transport: {0}")]
     Transport(String),
@@ -384,6 +388,12 @@ impl Tables {
     /// open (in a cluster: taking it over if nobody holds it, or reaching
     /// its owner); `None` if there is no such table. A handle may find its
     /// table closed (unloaded while idle, or moved): get it again.
+    ///
+    /// In a cluster the whole call is bounded: past three leases and ten
+    /// seconds it fails with [`TablesError::TimedOut`], whatever it was
+    /// waiting for (an owner that does not answer, or the database: a
+    /// lease's row locked by a transaction elsewhere holds the statement
+    /// that takes it). A load already under way goes on without the caller.
     pub async fn get(&self, id: &str) -> Result<Option<TableHandle>, TablesError> {
         if !token::is_table_id(id) {
             return Ok(None);
@@ -393,6 +403,19 @@ impl Tables {
         };
         // Long enough for a dead owner's lease to run out.
         let deadline = Instant::now() + 3 * node.lease() + Duration::from_secs(10);
+        tokio::time::timeout_at(deadline, self.reach(id, node, deadline))
+            .await
+            .unwrap_or(Err(TablesError::TimedOut))
+    }
+
+    /// [`Tables::get`] in a cluster: the table open here, loaded here, or
+    /// reached at its owner, tried again until `deadline`.
+    async fn reach(
+        &self,
+        id: &str,
+        node: &Node,
+        deadline: Instant,
+    ) -> Result<Option<TableHandle>, TablesError> {
         loop {
             if let Some(handle) = self.open_here(id) {
                 return Ok(Some(handle));
@@ -437,14 +460,34 @@ impl Tables {
                 }
             }
         };
+        if let Some(opened) = slot.get() {
+            return Ok(Some(opened.handle.clone()));
+        }
+        // The load is a task of its own, which a caller that stops waiting
+        // does not cut short: dropped halfway, it would leave the lease
+        // taken, or the table's task running with nobody to reach it.
+        // Whoever asks next waits for the same load.
+        let tables = self.clone();
+        let id = id.to_owned();
+        match tokio::spawn(async move { tables.load_into(&id, &slot).await }).await {
+            Ok(found) => found,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // Cancelled: the runtime is shutting down, the caller with it.
+            Err(_) => Err(TablesError::TimedOut),
+        }
+    }
+
+    /// Loads table `id` into `slot`, or waits for the load under way, and
+    /// takes the slot out of the registry again if the load fails.
+    async fn load_into(&self, id: &str, slot: &Slot) -> Result<Option<TableHandle>, TablesError> {
         match slot.get_or_try_init(|| self.load(id)).await {
             Ok(opened) => Ok(Some(opened.handle.clone())),
             Err(LoadError::Missing) => {
-                self.remove_slot(id, &slot);
+                self.remove_slot(id, slot);
                 Ok(None)
             }
             Err(LoadError::Failed(e)) => {
-                self.remove_slot(id, &slot);
+                self.remove_slot(id, slot);
                 Err(e)
             }
         }
