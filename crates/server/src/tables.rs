@@ -354,20 +354,29 @@ impl Tables {
             lobby: false,
             rated: false,
         };
-        let storage = &self.inner.context.storage;
-        let created = slot
-            .get_or_try_init(|| async {
-                let asked = Instant::now();
-                let owner = self.inner.node.as_ref().map(|n| (n.id(), n.lease()));
-                let epoch = storage.create_table(&row, owner).await?;
-                let deadline = owner.map(|(_, lease)| asked + lease);
-                self.open_table(row, &[], epoch, deadline).await
-            })
-            .await;
-        if let Err(e) = created {
-            self.remove_slot(&id, &slot);
-            return Err(e);
-        }
+        // Stored and opened by a task of its own, as a load is: a request
+        // whose client goes away halfway would leave the new table's slot
+        // empty for ever, counted against the open tables.
+        let tables = self.clone();
+        let key = id.clone();
+        detached(async move {
+            let created = slot
+                .get_or_try_init(|| async {
+                    let asked = Instant::now();
+                    let owner = tables.inner.node.as_ref().map(|n| (n.id(), n.lease()));
+                    let storage = &tables.inner.context.storage;
+                    let epoch = storage.create_table(&row, owner).await?;
+                    let deadline = owner.map(|(_, lease)| asked + lease);
+                    tables.open_table(row, &[], epoch, deadline).await
+                })
+                .await
+                .map(|_| ());
+            if created.is_err() {
+                tables.remove_slot(&key, &slot);
+            }
+            created
+        })
+        .await?;
         tracing::info!(table_id = %id, opponent = options.opponent.as_str(), "table created");
         Ok(CreatedTable {
             id,
@@ -469,12 +478,7 @@ impl Tables {
         // Whoever asks next waits for the same load.
         let tables = self.clone();
         let id = id.to_owned();
-        match tokio::spawn(async move { tables.load_into(&id, &slot).await }).await {
-            Ok(found) => found,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            // Cancelled: the runtime is shutting down, the caller with it.
-            Err(_) => Err(TablesError::TimedOut),
-        }
+        detached(async move { tables.load_into(&id, &slot).await }).await
     }
 
     /// Loads table `id` into `slot`, or waits for the load under way, and
@@ -732,5 +736,18 @@ impl Tables {
                 tracing::warn!(error = %e, "giving up the leases failed");
             }
         }
+    }
+}
+
+/// Runs `work` as a task of its own and waits for it: a caller dropped
+/// while it waits stops waiting, and the work goes on to its end.
+async fn detached<T: Send + 'static>(
+    work: impl std::future::Future<Output = Result<T, TablesError>> + Send + 'static,
+) -> Result<T, TablesError> {
+    match tokio::spawn(work).await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // Cancelled: the runtime is shutting down, the caller with it.
+        Err(_) => Err(TablesError::TimedOut),
     }
 }

@@ -4,15 +4,19 @@
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::time::Duration;
 
 use baghchal_engine::Level;
 use baghchal_protocol::{ApiError, ApiErrorCode, Opponent, ServerMessage};
 use baghchal_rules::{Action, Position};
 use baghchal_server::bot::Bot;
-use tokio::net::TcpSocket;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::{http_with_head, request, spectator_token, Client, Closed, TestDb, TestServer};
+use crate::common::{
+    http_with_head, request, spectator_token, Client, Closed, TestDb, TestServer, PATIENCE,
+};
 use crate::on_both;
 
 async fn past_the_open_table_limit_a_new_table_is_refused_with_503(db: &TestDb) {
@@ -31,6 +35,76 @@ async fn past_the_open_table_limit_a_new_table_is_refused_with_503(db: &TestDb) 
     server.stop().await;
 }
 on_both!(past_the_open_table_limit_a_new_table_is_refused_with_503);
+
+/// A creation whose client goes away before the answer still ends: its
+/// table is stored and opened (and, nobody joining it, unloaded), rather
+/// than left half made with its place among the open tables kept for
+/// ever. PostgreSQL only: the test holds the creation's insert back with
+/// a lock on `tables`.
+#[tokio::test]
+async fn a_creation_whose_client_goes_away_keeps_no_place_among_the_open_tables() {
+    let Some(db) = TestDb::postgres().await else {
+        return;
+    };
+    let mut config = TestServer::config(&db);
+    config.max_tables = 1;
+    config.idle_timeout = Duration::from_millis(200);
+    let server = TestServer::start_with(config).await;
+    // Served: the database's tables are made.
+    assert_eq!(server.get("/healthz").await.0, 200);
+    let mut locker = <sqlx::PgConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN").execute(&mut locker).await.unwrap();
+    sqlx::query("LOCK TABLE tables IN EXCLUSIVE MODE")
+        .execute(&mut locker)
+        .await
+        .unwrap();
+    // The request is sent, and its client goes away while the insert waits.
+    let body = serde_json::to_string(&request(Opponent::Friend, 0)).unwrap();
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /api/tables HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut watcher = <sqlx::PgConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    tokio::time::timeout(PATIENCE, async {
+        let waiting = "SELECT count(*) FROM pg_stat_activity \
+                       WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO tables%'";
+        while sqlx::query_scalar::<_, i64>(waiting)
+            .fetch_one(&mut watcher)
+            .await
+            .unwrap()
+            == 0
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the creation's insert waits for the lock");
+    drop(stream);
+    // The server notices the closed connection and drops the request.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    sqlx::query("ROLLBACK").execute(&mut locker).await.unwrap();
+    // Its table opens and unloads: the one place is free again.
+    let created = tokio::time::timeout(PATIENCE, async {
+        loop {
+            if server.post("/api/tables", &body).await.0 == 201 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(created.is_ok(), "the server stayed full");
+    server.stop().await;
+    db.cleanup().await;
+}
 
 async fn past_its_read_budget_an_address_gets_429_for_api_reads_only(db: &TestDb) {
     let mut config = TestServer::config(db);
