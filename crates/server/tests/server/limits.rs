@@ -10,7 +10,7 @@ use baghchal_engine::Level;
 use baghchal_protocol::{ApiError, ApiErrorCode, Opponent, ServerMessage};
 use baghchal_rules::{Action, Position};
 use baghchal_server::bot::Bot;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -87,9 +87,15 @@ async fn a_creation_whose_client_goes_away_keeps_no_place_among_the_open_tables(
     })
     .await
     .expect("the creation's insert waits for the lock");
-    drop(stream);
-    // The server notices the closed connection and drops the request.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The client goes away. The server closes the connection unanswered:
+    // it dropped the request, with the creation inside it.
+    stream.shutdown().await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut answer))
+        .await
+        .expect("the server closes the connection")
+        .unwrap();
+    assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
     sqlx::query("ROLLBACK").execute(&mut locker).await.unwrap();
     // Its table opens and unloads: the one place is free again.
     let created = tokio::time::timeout(PATIENCE, async {
