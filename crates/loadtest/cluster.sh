@@ -17,7 +17,10 @@
 # PG_PID PostgreSQL's postmaster, whose CPU an action and its backends'
 # is then reported (default: the oldest process named postgres here, if
 # there is one), SETUPS the setups to run ("1 3"; "1" for one node alone,
-# to measure what PostgreSQL pays without the relaying).
+# to measure what PostgreSQL pays without the relaying), CEILING=1 to run
+# the ceiling's nodes (baghchal-ceiling: no rules, storage, leases or
+# tasks of their own, relaying through the same NATS) instead of the
+# table server's, for the floor of what a cluster costs.
 # The CSV files and node logs stay in the directory printed at the end.
 set -eu
 . "$(dirname "$0")/listening.sh"
@@ -47,9 +50,16 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# node NAME DATABASE CLUSTER: starts a node, prints its URL.
+# node NAME DATABASE CLUSTER: starts a node, prints its process id and
+# log.
 node() {
     log=$out/$2-$1.log
+    if [ "${CEILING:-0}" = 1 ]; then
+        "$bin/baghchal-ceiling" --addr 127.0.0.1:0 --nats-url "$nats" \
+            --cluster "$3" --node-id "$1" >"$log" 2>&1 &
+        echo "$! $log"
+        return
+    fi
     "$bin/baghchal" serve --addr 127.0.0.1:0 --no-tablebase --log warn \
         --database-url "$pg/$2" --nats-url "$nats" --cluster "$3" \
         --node-id "$1" --lease 5s \
