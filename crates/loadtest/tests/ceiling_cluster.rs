@@ -5,6 +5,8 @@
 //! reach every subscriber. Run when `BAGHCHAL_TEST_NATS` is set (`.ci/run`
 //! sets it); no timing is asserted.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -59,27 +61,10 @@ fn three_ceiling_nodes_relay_every_acknowledged_action() {
     let output = Command::new(env!("CARGO_BIN_EXE_baghchal-load"))
         .arg("--url")
         .arg(urls.join(","))
-        .args(["--tables", "6", "--spectators", "1", "--rate", "30"])
-        .args(["--actions", "90", "--duration", "60s", "--timeout", "60s"])
-        .arg("--quiet")
+        .args(common::SHORT_RUN)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     drop(nodes);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("3 nodes: "), "{stdout}");
-    assert!(
-        stdout.contains("errors: 0 while connecting, 0 while playing"),
-        "{stdout}"
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("acknowledged actions delivered to every subscriber: "))
-        .unwrap_or_else(|| panic!("no delivery count in:\n{stdout}"));
-    let (delivered, acknowledged) = line.split_once(" of ").unwrap();
-    let acknowledged: u64 = acknowledged.parse().unwrap();
-    assert!(acknowledged >= 60, "too little was played:\n{stdout}");
-    assert_eq!(delivered.parse::<u64>().unwrap(), acknowledged, "{stdout}");
+    common::every_acknowledged_action_delivered(&output);
 }

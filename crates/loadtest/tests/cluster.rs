@@ -5,6 +5,8 @@
 //! `BAGHCHAL_TEST_POSTGRES` and `BAGHCHAL_TEST_NATS` are set (`.ci/run`
 //! sets both); no timing is asserted.
 
+mod common;
+
 use std::process::Stdio;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -60,29 +62,12 @@ async fn a_short_run_over_three_nodes_delivers_every_acknowledged_action() {
     let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_baghchal-load"))
         .arg("--url")
         .arg(urls.join(","))
-        .args(["--tables", "6", "--spectators", "1", "--rate", "30"])
-        .args(["--actions", "90", "--duration", "60s", "--timeout", "60s"])
-        .arg("--quiet")
+        .args(common::SHORT_RUN)
         .stdin(Stdio::null())
         .output()
         .await
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("3 nodes: "), "{stdout}");
-    assert!(
-        stdout.contains("errors: 0 while connecting, 0 while playing"),
-        "{stdout}"
-    );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("acknowledged actions delivered to every subscriber: "))
-        .unwrap_or_else(|| panic!("no delivery count in:\n{stdout}"));
-    let (delivered, acknowledged) = line.split_once(" of ").unwrap();
-    let acknowledged: u64 = acknowledged.parse().unwrap();
-    assert!(acknowledged >= 60, "too little was played:\n{stdout}");
-    assert_eq!(delivered.parse::<u64>().unwrap(), acknowledged, "{stdout}");
+    let acknowledged = common::every_acknowledged_action_delivered(&output);
 
     // Every acknowledged action is stored: at least one event each.
     let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&database_url)
