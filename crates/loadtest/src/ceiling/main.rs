@@ -63,8 +63,8 @@ struct Args {
     /// Give each table a task of its own that plays the actions its
     /// sockets hand it, as the table server's tables do (an experiment:
     /// what that hand-off costs), instead of the socket's task playing
-    /// them under the table's lock.
-    #[arg(long)]
+    /// them under the table's lock. Alone only: not with `--nats-url`.
+    #[arg(long, conflicts_with = "nats_url")]
     actors: bool,
 }
 
