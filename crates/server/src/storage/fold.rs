@@ -33,7 +33,7 @@ use rusqlite::Connection;
 
 use super::event_log::EventLog;
 use super::events::StoredEvent;
-use super::sqlite_statements::{in_transaction, insert_events, CommitSync, Held};
+use super::sqlite_statements::{in_transaction, insert_events, Held};
 use super::StorageError;
 
 /// Acknowledged events in the log beyond which the writer starts storing
@@ -172,7 +172,6 @@ impl Unfolded {
             folder,
             &self.of_table,
             self.tables.range(..tables).map(|(_, table)| table),
-            self.sync_for(events),
         )?;
         for (_, table) in self.tables.drain(..tables) {
             self.of_table.remove(&table);
@@ -199,15 +198,12 @@ impl Unfolded {
         if named.is_empty() {
             return Ok(());
         }
+        store(folder, &self.of_table, named.iter())?;
         let events = named
             .iter()
-            .filter_map(|table| self.of_table.get(table))
-            .map(Vec::len)
+            .filter_map(|table| self.of_table.remove(table))
+            .map(|events| events.len())
             .sum();
-        store(folder, &self.of_table, named.iter(), self.sync_for(events))?;
-        for table in &named {
-            self.of_table.remove(table);
-        }
         let Unfolded {
             of_table,
             tables: order,
@@ -216,18 +212,6 @@ impl Unfolded {
         order.retain(|(_, table)| of_table.contains_key(table));
         self.stored(folder, events);
         Ok(())
-    }
-
-    /// How a slice of `events` is committed: the slice that leaves the log
-    /// empty is synced, and with it every slice before it, before the log
-    /// starts over; the others' events are on disk in the log meanwhile,
-    /// and their syncs would only hold the appends waiting behind them.
-    fn sync_for(&self, events: usize) -> CommitSync {
-        if events >= self.events {
-            CommitSync::Full
-        } else {
-            CommitSync::Deferred
-        }
     }
 
     /// Counts `events` as stored; once none is left the fold is over and
@@ -258,11 +242,10 @@ fn store<'t>(
     folder: &mut Folder<'_, '_>,
     of_table: &HashMap<String, Vec<StoredEvent>>,
     tables: impl Iterator<Item = &'t String> + Clone,
-    sync: CommitSync,
 ) -> Result<(), StorageError> {
-    if let Err(e) = insert(folder, of_table, tables.clone(), false, sync) {
+    if let Err(e) = insert(folder, of_table, tables.clone(), false) {
         tracing::warn!(error = %e, "storing a slice of the event log failed; trying event by event");
-        insert(folder, of_table, tables, true, sync)?;
+        insert(folder, of_table, tables, true)?;
     }
     Ok(())
 }
@@ -274,9 +257,8 @@ fn insert<'t>(
     of_table: &HashMap<String, Vec<StoredEvent>>,
     tables: impl Iterator<Item = &'t String>,
     skip_taken: bool,
-    sync: CommitSync,
 ) -> Result<(), StorageError> {
-    in_transaction(folder.conn, folder.held, sync, |statements| {
+    in_transaction(folder.conn, folder.held, |statements| {
         tables
             .filter_map(|table| Some((table, of_table.get(table)?)))
             .flat_map(|(table, events)| events.iter().map(move |event| (table, event)))
@@ -435,39 +417,6 @@ mod tests {
             unfolded.push("t01".into(), events(41..=41));
             assert!(unfolded.has_stored(mark));
             assert!(!unfolded.has_stored(unfolded.mark()));
-        });
-    }
-
-    /// The connection's `synchronous`: 2 for `FULL`, 1 for `NORMAL`.
-    fn synchronous(conn: &Connection) -> i64 {
-        conn.query_row("PRAGMA synchronous", [], |row| row.get(0))
-            .unwrap()
-    }
-
-    #[test]
-    fn only_the_slice_that_empties_the_log_is_synced_and_a_batch_always_is() {
-        let arrivals = [("a", 1..=40), ("b", 1..=40), ("c", 1..=40)];
-        with_log(&arrivals, |conn, folder, unfolded| {
-            assert_eq!(synchronous(conn), 2, "a connection starts synced");
-            unfolded.fold_slice(folder, 0).unwrap();
-            assert_eq!(unfolded.events, 80);
-            assert_eq!(synchronous(conn), 1, "a slice with more after it");
-            // A batch committed between two slices is synced.
-            in_transaction(folder.conn, folder.held, CommitSync::Full, |_| Ok(())).unwrap();
-            assert_eq!(synchronous(conn), 2, "a batch");
-            unfolded.fold_tables(folder, &["b"]).unwrap();
-            assert_eq!(synchronous(conn), 1, "a read's fold with more after it");
-            unfolded.fold_slice(folder, 0).unwrap();
-            assert_eq!(unfolded.events, 0);
-            assert_eq!(synchronous(conn), 2, "the slice that empties the log");
-            // A read's fold that empties the log is synced too.
-            unfolded.push("d".into(), events(1..=5));
-            unfolded.push("e".into(), events(1..=5));
-            unfolded.fold_tables(folder, &["d"]).unwrap();
-            assert_eq!(synchronous(conn), 1);
-            unfolded.fold_tables(folder, &["e"]).unwrap();
-            assert_eq!(unfolded.events, 0);
-            assert_eq!(synchronous(conn), 2);
         });
     }
 

@@ -26,20 +26,6 @@ const INSERT_EVENT: &str = insert_event!("INSERT");
 /// already be stored (its log's start-over was lost).
 pub(super) const INSERT_EVENT_OR_IGNORE: &str = insert_event!("INSERT OR IGNORE");
 
-/// Whether a transaction's commit is synced to disk before it returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum CommitSync {
-    /// Synced (`PRAGMA synchronous = FULL`): what is acknowledged from it
-    /// is on disk.
-    Full,
-    /// Left to the next synced commit or checkpoint (`NORMAL`): for a
-    /// slice of the event log's fold, whose events stay in the synced log
-    /// until a synced commit has made every slice before it durable. (A
-    /// sync of the WAL makes every frame in it durable, earlier commits'
-    /// included.)
-    Deferred,
-}
-
 /// The statements of every batch, prepared once for the writer's life.
 /// (Through rusqlite's statement cache each was looked up, and put back,
 /// for every batch: some 4,000 instructions an action.)
@@ -48,39 +34,17 @@ pub(super) struct Held<'c> {
     pub(super) commit: Statement<'c>,
     pub(super) insert: Statement<'c>,
     pub(super) activate: Statement<'c>,
-    synced: Statement<'c>,
-    deferred: Statement<'c>,
-    /// How the connection's commits are synced now.
-    sync: CommitSync,
 }
 
 impl<'c> Held<'c> {
     fn prepare(conn: &'c Connection) -> Result<Self, StorageError> {
-        let mut held = Self {
+        Ok(Self {
             begin: conn.prepare("BEGIN IMMEDIATE")?,
             commit: conn.prepare("COMMIT")?,
             insert: conn.prepare(INSERT_EVENT)?,
             activate: conn
                 .prepare("UPDATE tables SET active = ?1 WHERE id = ?2 AND active <> ?1")?,
-            synced: conn.prepare("PRAGMA synchronous = FULL")?,
-            deferred: conn.prepare("PRAGMA synchronous = NORMAL")?,
-            sync: CommitSync::Deferred,
-        };
-        // Whatever an earlier set of statements left it at.
-        held.set_sync(CommitSync::Full)?;
-        Ok(held)
-    }
-
-    /// Makes the connection's next commits synced as `sync` says.
-    fn set_sync(&mut self, sync: CommitSync) -> Result<(), StorageError> {
-        if self.sync != sync {
-            match sync {
-                CommitSync::Full => self.synced.execute([])?,
-                CommitSync::Deferred => self.deferred.execute([])?,
-            };
-            self.sync = sync;
-        }
-        Ok(())
+        })
     }
 }
 
@@ -97,17 +61,14 @@ fn prepared<'h, 'c>(
 }
 
 /// Runs `work` with the held statements in one transaction (`BEGIN
-/// IMMEDIATE` … `COMMIT`), its commit synced as `sync` says. If it or the
-/// commit fails, the transaction is rolled back, so that the next one
-/// starts afresh.
+/// IMMEDIATE` … `COMMIT`). If it or the commit fails, the transaction is
+/// rolled back, so that the next one starts afresh.
 pub(super) fn in_transaction<'c>(
     conn: &'c Connection,
     held: &mut Option<Held<'c>>,
-    sync: CommitSync,
     work: impl FnOnce(&mut Held<'c>) -> Result<(), StorageError>,
 ) -> Result<(), StorageError> {
     let statements = prepared(conn, held)?;
-    statements.set_sync(sync)?;
     statements.begin.execute([])?;
     let written = work(statements).and_then(|()| {
         statements.commit.execute([])?;

@@ -21,7 +21,7 @@ use super::fold::{Folder, Unfolded};
 use super::games::INSERT_GAME;
 use super::settle::settle_sqlite;
 use super::sqlite_statements::{
-    in_transaction, insert_events, CommitSync, EventValues, Held, INSERT_EVENT_OR_IGNORE,
+    in_transaction, insert_events, EventValues, Held, INSERT_EVENT_OR_IGNORE,
 };
 use super::writer::{committed, gather, Append, Done, Folded, Job, MAX_BATCH};
 use super::StorageError;
@@ -355,9 +355,7 @@ fn commit<'c>(
     if batch.iter().any(|append| append.epoch.is_some()) {
         return Err(StorageError::NeedsPostgres);
     }
-    in_transaction(conn, held, CommitSync::Full, |statements| {
-        write(conn, statements, batch)
-    })
+    in_transaction(conn, held, |statements| write(conn, statements, batch))
 }
 
 /// The statements of [`commit`]'s transaction.
