@@ -177,10 +177,15 @@ enum Subscriber {
     Remote(async_nats::Subject, u64),
 }
 
-/// Where a socket joined: a table of this node's, or another node's.
+/// Where a socket joined: a table of this node's, or another node's
+/// (reached through this node).
 enum Joined {
     Local(Arc<Table>),
-    Remote { owner: String, table: String },
+    Remote {
+        node: Arc<Node>,
+        owner: String,
+        table: String,
+    },
 }
 
 /// A joined socket: its table, and its outbox.
@@ -260,7 +265,7 @@ async fn serve(mut socket: WebSocket, tables: Tables) {
                 for reply in replies {
                     let Ok(text) = serde_json::to_string(&reply) else { break };
                     if socket.feed(Message::Text(text.into())).await.is_err() {
-                        return leave(conn, joined, &tables).await;
+                        return leave(conn, joined).await;
                     }
                 }
                 if write_queued(&mut socket, &mut joined).await.is_err() {
@@ -269,7 +274,7 @@ async fn serve(mut socket: WebSocket, tables: Tables) {
             }
         }
     }
-    leave(conn, joined, &tables).await;
+    leave(conn, joined).await;
 }
 
 /// Feeds what the outbox holds by now (up to the table server's eight
@@ -305,7 +310,7 @@ fn handle(
 ) -> (Vec<ServerMessage>, Vec<Outbound>) {
     let owner = |table: &str| {
         let node = tables.node.as_ref()?;
-        Some((node, node.owner_elsewhere(table)?.to_owned()))
+        Some((node.clone(), node.owner_elsewhere(table)?.to_owned()))
     };
     match (message, joined.as_ref()) {
         (ClientMessage::Hello { table, token, .. }, None) => {
@@ -314,7 +319,7 @@ fn handle(
                 node.hold(conn, tx);
                 let token = token.unwrap_or_default();
                 let ask = node.ask(&owner, Ask::Join, conn, &table, token.as_bytes());
-                *joined = Some((Joined::Remote { owner, table }, rx));
+                *joined = Some((Joined::Remote { node, owner, table }, rx));
                 return (Vec::new(), vec![ask]);
             }
             let Some(found) = tables.get(&table) else {
@@ -333,10 +338,10 @@ fn handle(
         }
         (ClientMessage::Ping, _) => (vec![ServerMessage::Pong], Vec::new()),
         (_, None) => (vec![error(None, ErrorCode::NotJoined)], Vec::new()),
-        (ClientMessage::Action { board: None, .. }, Some((Joined::Remote { owner, table }, _))) => {
-            let Some(node) = &tables.node else {
-                return (Vec::new(), Vec::new());
-            };
+        (
+            ClientMessage::Action { board: None, .. },
+            Some((Joined::Remote { node, owner, table }, _)),
+        ) => {
             let ask = node.ask(owner, Ask::Act, conn, table, text.as_bytes());
             (Vec::new(), vec![ask])
         }
@@ -354,8 +359,8 @@ fn handle(
                     Err(_) => (vec![error(None, ErrorCode::RateLimited)], Vec::new()),
                 };
             }
-            let (ack, outbound) = act(table, id, action, None);
-            (vec![ack], outbound)
+            let outbound = act(table, action, None);
+            (vec![ServerMessage::Ack { id }], outbound)
         }
         (_, Some(_)) => (vec![error(None, ErrorCode::GameNotOver)], Vec::new()),
     }
@@ -385,7 +390,7 @@ fn new_table(actors: bool) -> Arc<Table> {
 /// acknowledgement into that socket's outbox, then the event into every
 /// subscriber's, as the table server's table does.
 fn play_handed(table: &Table, id: String, action: String, conn: u64) {
-    let ack = serde_json::to_string(&ServerMessage::Ack { id: id.clone() }).unwrap_or_default();
+    let ack = ack_text(id);
     {
         let state = table.inner.lock().unwrap_or_else(PoisonError::into_inner);
         for subscriber in &state.subscribers {
@@ -397,7 +402,12 @@ fn play_handed(table: &Table, id: String, action: String, conn: u64) {
             }
         }
     }
-    act(table, id, action, None);
+    act(table, action, None);
+}
+
+/// The acknowledgement of action `id`, as text.
+fn ack_text(id: String) -> String {
+    serde_json::to_string(&ServerMessage::Ack { id }).unwrap_or_default()
 }
 
 /// Joins `subscriber` to `table` (its id `id`) with `token`: the welcome,
@@ -446,17 +456,15 @@ fn join(
     ])
 }
 
-/// Plays `action` (id `id`) at `table`: its event goes to every
-/// subscriber, and to a remote actor (`actor`) after its acknowledgement
-/// in one message. Returns the acknowledgement, and the messages for the
+/// Plays `action` at `table`: its event goes to every subscriber, and to
+/// a remote actor (`actor`: its node, socket and acknowledgement's text)
+/// after its acknowledgement in one message. Returns the messages for the
 /// nodes that hold subscribers.
 fn act(
     table: &Table,
-    id: String,
     action: String,
-    actor: Option<(&async_nats::Subject, u64)>,
-) -> (ServerMessage, Vec<Outbound>) {
-    let ack = ServerMessage::Ack { id };
+    actor: Option<(&async_nats::Subject, u64, &str)>,
+) -> Vec<Outbound> {
     let mut outbound = Vec::new();
     let mut state = table.inner.lock().unwrap_or_else(PoisonError::into_inner);
     state.version += 1;
@@ -480,9 +488,8 @@ fn act(
             Subscriber::Local(_, tx) => tx.try_send(text.clone()).is_ok(),
             Subscriber::Remote(holder, conn) => {
                 let frames = match actor {
-                    Some((at, by)) if at == holder && by == *conn => {
-                        let ack = serde_json::to_string(&ack).unwrap_or_default();
-                        cluster::frames(holder.clone(), *conn, &[&ack, &text])
+                    Some((at, by, ack)) if at == holder && by == *conn => {
+                        cluster::frames(holder.clone(), *conn, &[ack, &text])
                     }
                     _ => cluster::frames(holder.clone(), *conn, &[&text]),
                 };
@@ -492,11 +499,11 @@ fn act(
         });
     }
     drop(state);
-    (ack, outbound)
+    outbound
 }
 
 /// Removes a closed socket from its table, or tells the table's node.
-async fn leave(conn: u64, joined: Option<Membership>, tables: &Tables) {
+async fn leave(conn: u64, joined: Option<Membership>) {
     match joined {
         Some((Joined::Local(table), _)) => table
             .inner
@@ -504,12 +511,10 @@ async fn leave(conn: u64, joined: Option<Membership>, tables: &Tables) {
             .unwrap_or_else(PoisonError::into_inner)
             .subscribers
             .retain(|subscriber| !matches!(subscriber, Subscriber::Local(c, _) if *c == conn)),
-        Some((Joined::Remote { owner, table }, _)) => {
-            if let Some(node) = &tables.node {
-                node.release(conn);
-                let ask = node.ask(&owner, Ask::Leave, conn, &table, b"");
-                node.publish(vec![ask]).await;
-            }
+        Some((Joined::Remote { node, owner, table }, _)) => {
+            node.release(conn);
+            let ask = node.ask(&owner, Ask::Leave, conn, &table, b"");
+            node.publish(vec![ask]).await;
         }
         None => {}
     }
@@ -582,7 +587,7 @@ fn asked(
                 id,
                 action,
                 board: None,
-            }) => act(&found, id, action, Some((&holder, conn))).1,
+            }) => act(&found, action, Some((&holder, conn, &ack_text(id)))),
             Ok(ClientMessage::Ping) => reply(ServerMessage::Pong),
             Ok(_) => reply(error(None, ErrorCode::GameNotOver)),
             Err(_) => reply(error(None, ErrorCode::InvalidMessage)),
