@@ -101,6 +101,18 @@ impl BeginWrite for PgPool {
     }
 }
 
+/// Whether a SQLite connection handed back to the pool holds no
+/// transaction, and may be used again. sqlx 0.8's `begin_with` is not
+/// cancel-safe: a request dropped (its client gone) after `BEGIN IMMEDIATE`
+/// ran but before its transaction was made hands the connection back
+/// inside the transaction, holding the write lock, and every other write
+/// would wait out the busy timeout and fail for as long as the server
+/// runs. Such a connection is closed instead, which rolls it back.
+fn outside_transaction(conn: &sqlx::SqliteConnection) -> bool {
+    use sqlx::TransactionManager;
+    sqlx::sqlite::SqliteTransactionManager::get_transaction_depth(conn) == 0
+}
+
 /// Runs the same statement on whichever pool this is: the SQL is written
 /// once, in the dialect both databases share (`$1` placeholders, in order
 /// of first appearance).
@@ -223,6 +235,9 @@ impl Storage {
             }
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
+                .after_release(|conn, _| {
+                    Box::pin(std::future::ready(Ok(outside_transaction(conn))))
+                })
                 .connect_with(options.clone())
                 .await?;
             sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
@@ -616,6 +631,41 @@ mod tests {
             "sqlite://baghchal.db",
         ] {
             assert!(!is_in_memory(url), "{url}");
+        }
+    }
+
+    /// Begins a write on every connection of the pool and drops it after
+    /// one to six polls, some time apart, then writes: each abandoned
+    /// `BEGIN IMMEDIATE` must have let its lock go.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_abandoned_at_any_point_leaves_no_lock_behind() {
+        use std::future::Future;
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
+        let storage = Storage::connect(&url).await.unwrap();
+        let Pool::Sqlite(pool) = &storage.pool else {
+            unreachable!("a SQLite URL")
+        };
+        for i in 0..300u64 {
+            let mut begin = Box::pin(pool.begin_write());
+            for _ in 0..1 + i % 6 {
+                let ready = std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(begin.as_mut().poll(cx).is_ready())
+                })
+                .await;
+                if ready {
+                    break;
+                }
+                // Time for the connection's thread to take the next step.
+                std::thread::sleep(Duration::from_micros(100 + 50 * (i % 13)));
+            }
+        }
+        for n in 0..8 {
+            let session = crate::token::TokenHash::of(&format!("session {n}"));
+            let written = storage
+                .create_player(&format!("player {n}"), &session)
+                .await;
+            assert!(written.is_ok(), "write {n}: {written:?}");
         }
     }
 
