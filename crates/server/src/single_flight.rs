@@ -45,18 +45,12 @@ impl<K: Eq + Hash + Clone, V: Clone> SingleFlight<K, V> {
                 .entry(key.clone())
                 .or_default(),
         );
-        let value = flight.get_or_try_init(compute).await.cloned();
-        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
-        // Done, or failed with nobody else waiting: forgotten.
-        let forget = value.is_ok() || Arc::strong_count(&flight) == 2;
-        if forget
-            && flights
-                .get(&key)
-                .is_some_and(|current| Arc::ptr_eq(current, &flight))
-        {
-            flights.remove(&key);
-        }
-        value
+        let asking = Asking {
+            flights: &self.flights,
+            key,
+            flight,
+        };
+        asking.flight.get_or_try_init(compute).await.cloned()
     }
 
     /// Keys in flight.
@@ -67,6 +61,31 @@ impl<K: Eq + Hash + Clone, V: Clone> SingleFlight<K, V> {
     /// Whether nothing is in flight.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// One asker's hold on a flight. When it lets go (with the value, with a
+/// failure, or dropped half way, its request gone), the flight is
+/// forgotten once it is done or nobody else waits for it: an asker that
+/// goes away leaves nothing behind.
+struct Asking<'a, K: Eq + Hash, V> {
+    flights: &'a Mutex<HashMap<K, Arc<OnceCell<V>>>>,
+    key: K,
+    flight: Arc<OnceCell<V>>,
+}
+
+impl<K: Eq + Hash, V> Drop for Asking<'_, K, V> {
+    fn drop(&mut self) {
+        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
+        // The map's reference and this one.
+        let forget = self.flight.initialized() || Arc::strong_count(&self.flight) == 2;
+        if forget
+            && flights
+                .get(&self.key)
+                .is_some_and(|current| Arc::ptr_eq(current, &self.flight))
+        {
+            flights.remove(&self.key);
+        }
     }
 }
 
@@ -104,6 +123,35 @@ mod tests {
         }
         assert_eq!(computed.load(Ordering::SeqCst), 1);
         assert!(flights.is_empty(), "a finished flight is forgotten");
+    }
+
+    #[tokio::test]
+    async fn an_asker_that_goes_away_leaves_nothing_behind() {
+        let flights: SingleFlight<u32, u32> = SingleFlight::default();
+        let (_never, forever) = oneshot::channel::<()>();
+        let mut asker = Box::pin(flights.run(3, || async {
+            let _ = forever.await;
+            Ok::<_, ()>(3)
+        }));
+        assert!((&mut asker).now_or_never().is_none());
+        assert_eq!(flights.len(), 1);
+        // A second asker waits for the first's computation, then takes it
+        // over when the first goes away.
+        let mut second = Box::pin(flights.run(3, || async { Ok::<_, ()>(4) }));
+        assert!((&mut second).now_or_never().is_none());
+        drop(asker);
+        assert_eq!(flights.len(), 1, "the second still waits");
+        assert_eq!(second.await, Ok(4));
+        assert!(flights.is_empty());
+        // Alone, an asker dropped half way is forgotten at once.
+        let (_never, forever) = oneshot::channel::<()>();
+        let mut alone = Box::pin(flights.run(5, || async {
+            let _ = forever.await;
+            Ok::<_, ()>(5)
+        }));
+        assert!((&mut alone).now_or_never().is_none());
+        drop(alone);
+        assert!(flights.is_empty(), "a flight nobody waits for is forgotten");
     }
 
     #[tokio::test]
