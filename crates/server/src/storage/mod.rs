@@ -634,9 +634,9 @@ mod tests {
         }
     }
 
-    /// Begins a write on every connection of the pool and drops it after
-    /// one to six polls, some time apart, then writes: each abandoned
-    /// `BEGIN IMMEDIATE` must have let its lock go.
+    /// Begins 300 writes and drops each after one to six polls, some time
+    /// apart (so that some are dropped after `BEGIN IMMEDIATE` ran), then
+    /// writes: each abandoned begin must have let the write lock go.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_write_abandoned_at_any_point_leaves_no_lock_behind() {
         use std::future::Future;
@@ -656,7 +656,8 @@ mod tests {
                 if ready {
                     break;
                 }
-                // Time for the connection's thread to take the next step.
+                // Time for the connection's thread to take the next step
+                // (this thread blocks; the runtime's other one goes on).
                 std::thread::sleep(Duration::from_micros(100 + 50 * (i % 13)));
             }
         }
