@@ -19,8 +19,13 @@
 //! With `--nats-url`, `--cluster` and `--node-id` (the table server's own
 //! flags) it is one node of a cluster that relays play through NATS
 //! ([`cluster`]): the floor of the table server's cluster.
+//!
+//! With `--actors` each table has a task of its own, and with `--durable
+//! FILE` besides, that task stores each action in a log before it answers
+//! ([`durable`]): the floor of durable play.
 
 mod cluster;
+mod durable;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -66,6 +71,16 @@ struct Args {
     /// them under the table's lock. Alone only: not with `--nats-url`.
     #[arg(long, conflicts_with = "nats_url")]
     actors: bool,
+    /// With `--actors`: a table's task appends each action to this file
+    /// and waits for its sync before it answers (an experiment: the
+    /// floor of durable play). The file is emptied at the start.
+    #[arg(long, requires = "actors")]
+    durable: Option<std::path::PathBuf>,
+    /// With `--durable`: the file grows with each append, instead of
+    /// being written full of zeros first as the table server's event log
+    /// is (an experiment: what a sync of a new size costs).
+    #[arg(long, requires = "durable")]
+    durable_growing: bool,
 }
 
 /// Messages a subscriber's outbox holds before it counts as too slow
@@ -82,6 +97,11 @@ fn main() -> anyhow::Result<()> {
     tokio::runtime::Runtime::new()?.block_on(async {
         let mut tables = Tables {
             actors: args.actors,
+            log: args
+                .durable
+                .as_deref()
+                .map(|path| durable::Log::create(path, args.durable_growing))
+                .transpose()?,
             ..Tables::default()
         };
         if let Some(url) = &args.nats_url {
@@ -134,6 +154,8 @@ struct Tables {
     node: Option<Arc<Node>>,
     /// Each table has a task of its own (`--actors`).
     actors: bool,
+    /// The log a table's task stores each action in (`--durable`).
+    log: Option<durable::Log>,
 }
 
 impl Tables {
@@ -202,7 +224,7 @@ async fn create(State(tables): State<Tables>) -> Json<TableCreated> {
         .inner
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .insert(id.clone(), new_table(tables.actors));
+        .insert(id.clone(), new_table(&tables, &id));
     Json(TableCreated {
         secret: Some(format!("host-{id}")),
         side: Some(Side::Goats),
@@ -366,12 +388,16 @@ fn handle(
     }
 }
 
-/// A table, and with `actors` its task. (The task holds its table, so
-/// neither ends before the ceiling does: it never forgets a table.)
-fn new_table(actors: bool) -> Arc<Table> {
-    if !actors {
+/// Table `id`, and with `actors` its task, which with a log stores each
+/// action before it plays it. (The task holds its table, so neither ends
+/// before the ceiling does: it never forgets a table.)
+fn new_table(tables: &Tables, id: &str) -> Arc<Table> {
+    if !tables.actors {
         return Arc::default();
     }
+    let log = tables.log.clone();
+    let mut record = id.as_bytes().to_vec();
+    let prefix = record.len();
     let (actor, mut inbox) = mpsc::channel::<Handed>(INBOX_LEN);
     let table = Arc::new(Table {
         inner: Mutex::default(),
@@ -380,6 +406,17 @@ fn new_table(actors: bool) -> Arc<Table> {
     let own = table.clone();
     tokio::spawn(async move {
         while let Some((id, action, conn)) = inbox.recv().await {
+            if let Some(log) = &log {
+                record.truncate(prefix);
+                for part in [&id, &action] {
+                    record.push(b' ');
+                    record.extend_from_slice(part.as_bytes());
+                }
+                if let Err(e) = log.append(&record).await {
+                    eprintln!("an action not stored, so not played: {e}");
+                    continue;
+                }
+            }
             play_handed(&own, id, action, conn);
         }
     });
