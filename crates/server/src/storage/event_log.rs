@@ -5,12 +5,24 @@
 //! frames and their checksums, a page for each table) is paid once for
 //! thousands of events, not once for every one or two.
 //!
-//! A record is its payload's length and CRC-32 (four bytes each,
-//! little-endian), then the event's row: its table, version, kind, side,
-//! action, player, client id, time and board. A start reads the records
-//! up to the first that is cut short or does not match its checksum (the
-//! tail of a batch whose sync never finished, which nobody was told of),
-//! stores them in the database and starts the log over.
+//! The file starts with a header: [`MAGIC`] and the log's generation
+//! (eight bytes, little-endian), which each start-over raises. A record
+//! is its payload's length and CRC-32 (four bytes each, little-endian),
+//! then the event's row: its table, version, kind, side, action, player,
+//! client id, time and board. The checksum covers the generation and the
+//! payload. A start reads the records up to the first that is cut short
+//! or does not match its checksum (the tail of a batch whose sync never
+//! finished, which nobody was told of, or a record of an earlier
+//! generation), stores them in the database and starts the log over.
+//!
+//! The file is written full of zeros ahead of its records
+//! ([`ALLOCATE`] bytes at a time) and a start-over writes only the
+//! header, so that an append writes over bytes the file already holds:
+//! its sync then has only the data to flush, not the file's size or its
+//! blocks, which would cost a commit of the file system's journal at
+//! every append. (A log written before the header existed has none: it
+//! is read with checksums of the payload alone, and gets its header when
+//! it starts over.)
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read};
@@ -22,6 +34,15 @@ use super::StorageError;
 
 /// A record's header: its payload's length and checksum.
 const HEADER: usize = 8;
+
+/// What the file's header starts with.
+const MAGIC: &[u8; 8] = b"BCEVLOG1";
+
+/// The file's header: [`MAGIC`] and the generation.
+const FILE_HEADER: u64 = 16;
+
+/// The bytes of zeros written ahead of the records at a time.
+pub(super) const ALLOCATE: u64 = 4 << 20;
 
 /// The log file of the database at `database`: its name with `-events`
 /// after it, as SQLite puts `-wal` after it for its own.
@@ -38,6 +59,11 @@ pub(super) struct EventLog {
     file: File,
     /// Where the next record goes: the end of what was synced.
     len: u64,
+    /// The file's size: zeros from `len` to there.
+    allocated: u64,
+    /// The generation the records' checksums cover; `None` in a log
+    /// without a header, until it starts over.
+    generation: Option<u64>,
     /// The records of the batch being appended.
     buf: Vec<u8>,
     /// A failed append could not be cut off: nothing is appended until
@@ -79,18 +105,25 @@ impl EventLog {
         }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
-        let (rows, whole) = read_records(&bytes);
+        let allocated = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        let generation = generation_of(&bytes);
+        let start = if generation.is_some() { FILE_HEADER } else { 0 };
+        let (rows, whole) = read_records(&bytes, start as usize, generation);
         // The next records go after the last whole one, over a torn tail.
         let len = u64::try_from(whole).unwrap_or(u64::MAX);
-        Ok(Some((
-            EventLog {
-                file,
-                len,
-                buf: Vec::new(),
-                broken: false,
-            },
-            rows,
-        )))
+        let mut log = EventLog {
+            file,
+            len,
+            allocated,
+            generation,
+            buf: Vec::new(),
+            broken: false,
+        };
+        if allocated == 0 {
+            // A new log: its header, and zeros ahead.
+            log.restart()?;
+        }
+        Ok(Some((log, rows)))
     }
 
     /// Appends the events of `appends` (each a table and its events) in
@@ -111,12 +144,13 @@ impl EventLog {
         self.buf.clear();
         for (table, events) in appends {
             for event in events {
-                encode(&mut self.buf, table, event);
+                encode(&mut self.buf, table, event, self.generation);
             }
         }
+        let end = self.len + self.buf.len() as u64;
         let written = self
-            .file
-            .write_all_at(&self.buf, self.len)
+            .allocate(end)
+            .and_then(|()| self.file.write_all_at(&self.buf, self.len))
             .and_then(|()| self.file.sync_data());
         if let Err(e) = written {
             self.broken = self
@@ -124,32 +158,102 @@ impl EventLog {
                 .set_len(self.len)
                 .and_then(|()| self.file.sync_data())
                 .is_err();
+            self.allocated = self.len;
             return Err(e);
         }
         self.len += u64::try_from(self.buf.len()).unwrap_or(u64::MAX);
         Ok(())
     }
 
-    /// Starts the log over, once everything in it is in the database. The
-    /// new length is synced before any new record is written, so that a
-    /// crash can never leave new records in front of old ones.
+    /// Writes zeros from the file's end up to `end` rounded up to
+    /// [`ALLOCATE`] bytes, if it ends before `end`. They are synced with
+    /// the records written next.
+    fn allocate(&mut self, end: u64) -> io::Result<()> {
+        if end <= self.allocated || self.generation.is_none() {
+            return Ok(());
+        }
+        let target = end.div_ceil(ALLOCATE).saturating_mul(ALLOCATE);
+        let zeros = vec![0; 64 * 1024];
+        let mut at = self.allocated;
+        while at < target {
+            let n = (target - at).min(zeros.len() as u64);
+            self.file.write_all_at(&zeros[..n as usize], at)?;
+            at += n;
+        }
+        self.allocated = target;
+        Ok(())
+    }
+
+    /// Starts the log over, once everything in it is in the database:
+    /// a header of the next generation, so that the records already in
+    /// the file no longer match their checksums. The header is synced
+    /// before any new record is written, so that a crash can never leave
+    /// new records in front of old ones. If it fails, the log takes no
+    /// appends until a start-over succeeds: which generation the file
+    /// holds is not known.
     pub(super) fn restart(&mut self) -> io::Result<()> {
-        self.file.set_len(0)?;
+        let next = self.generation.map_or(1, |g| g.wrapping_add(1));
+        if self.generation.is_none() {
+            // A log without a header (or a new one): emptied, then
+            // written full of zeros ahead.
+            self.file.set_len(0)?;
+            self.allocated = 0;
+            self.len = 0;
+        }
+        self.broken = true;
+        let mut header = [0; FILE_HEADER as usize];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..].copy_from_slice(&next.to_le_bytes());
+        self.file.write_all_at(&header, 0)?;
+        self.allocated = self.allocated.max(FILE_HEADER);
+        self.generation = Some(next);
+        self.allocate(FILE_HEADER + 1)?;
         self.file.sync_data()?;
-        self.len = 0;
+        self.len = FILE_HEADER;
         self.broken = false;
         Ok(())
     }
 
-    /// The bytes the log holds.
+    /// Whether the log takes no appends until it starts over.
+    pub(super) fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    /// Where the next record goes.
     #[cfg(test)]
     pub(super) fn len(&self) -> u64 {
         self.len
     }
 }
 
-/// Writes one event's record to `buf`.
-fn encode(buf: &mut Vec<u8>, table: &str, event: &StoredEvent) {
+/// The records the log at `path` holds, read without taking it.
+#[cfg(test)]
+pub(super) fn records_in(path: &Path) -> Vec<LoggedRow> {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let generation = generation_of(&bytes);
+    let start = if generation.is_some() { FILE_HEADER } else { 0 };
+    read_records(&bytes, start as usize, generation).0
+}
+
+/// The generation in the header `bytes` start with, if they have one.
+fn generation_of(bytes: &[u8]) -> Option<u64> {
+    let header = bytes.get(..FILE_HEADER as usize)?;
+    let (magic, generation) = header.split_at(MAGIC.len());
+    (magic == MAGIC).then(|| u64::from_le_bytes(generation.try_into().unwrap_or_default()))
+}
+
+/// The checksum of a record's `payload` in a log of `generation`.
+fn checksum(generation: Option<u64>, payload: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    if let Some(generation) = generation {
+        hasher.update(&generation.to_le_bytes());
+    }
+    hasher.update(payload);
+    hasher.finalize()
+}
+
+/// Writes one event's record to `buf`, for a log of `generation`.
+fn encode(buf: &mut Vec<u8>, table: &str, event: &StoredEvent, generation: Option<u64>) {
     let start = buf.len();
     buf.extend_from_slice(&[0; HEADER]);
     put_str(buf, table);
@@ -167,7 +271,7 @@ fn encode(buf: &mut Vec<u8>, table: &str, event: &StoredEvent) {
     buf.extend_from_slice(&event.board.to_le_bytes());
     let payload = &buf[start + HEADER..];
     let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
-    let crc = crc32fast::hash(payload);
+    let crc = checksum(generation, payload);
     buf[start..start + 4].copy_from_slice(&len.to_le_bytes());
     buf[start + 4..start + HEADER].copy_from_slice(&crc.to_le_bytes());
 }
@@ -189,28 +293,28 @@ fn put_opt(buf: &mut Vec<u8>, text: Option<&str>) {
     }
 }
 
-/// The whole records at the start of `bytes`, and the length they take:
-/// reading stops at the first record cut short, or whose checksum or
-/// fields are wrong.
-fn read_records(bytes: &[u8]) -> (Vec<LoggedRow>, usize) {
+/// The whole records of `generation` from `start` in `bytes`, and where
+/// they end: reading stops at the first record cut short, or whose
+/// checksum or fields are wrong.
+fn read_records(bytes: &[u8], start: usize, generation: Option<u64>) -> (Vec<LoggedRow>, usize) {
     let mut rows = Vec::new();
-    let mut at = 0;
-    while let Some((row, next)) = read_record(bytes, at) {
+    let mut at = start;
+    while let Some((row, next)) = read_record(bytes, at, generation) {
         rows.push(row);
         at = next;
     }
     (rows, at)
 }
 
-/// The record at `at`, and where the next one starts.
-fn read_record(bytes: &[u8], at: usize) -> Option<(LoggedRow, usize)> {
+/// The record of `generation` at `at`, and where the next one starts.
+fn read_record(bytes: &[u8], at: usize, generation: Option<u64>) -> Option<(LoggedRow, usize)> {
     let header = bytes.get(at..at.checked_add(HEADER)?)?;
     let len = u32::from_le_bytes(header[..4].try_into().ok()?);
     let crc = u32::from_le_bytes(header[4..].try_into().ok()?);
     let start = at + HEADER;
     let end = start.checked_add(usize::try_from(len).ok()?)?;
     let payload = bytes.get(start..end)?;
-    if crc32fast::hash(payload) != crc {
+    if checksum(generation, payload) != crc {
         return None;
     }
     let mut fields = Fields(payload);
@@ -325,17 +429,18 @@ mod tests {
         let path = path_of(&dir.path().join("db.sqlite"));
         let kept = [event(1, Some("c3"))];
         let lost = [event(2, Some("b2"))];
-        let whole;
+        let (whole, end);
         {
             let (mut log, _) = reopen(&path);
             log.append([("t", &kept[..])]).unwrap();
             whole = log.len();
             log.append([("t", &lost[..])]).unwrap();
+            end = log.len();
         }
         let full = std::fs::read(&path).unwrap();
         let whole = usize::try_from(whole).unwrap();
         // Every cut inside the second record, and a flipped byte in it.
-        for cut in whole..full.len() {
+        for cut in whole..usize::try_from(end).unwrap() {
             std::fs::write(&path, &full[..cut]).unwrap();
             assert_eq!(reopen(&path).1, vec![row("t", &kept[0])], "cut at {cut}");
         }
@@ -364,10 +469,91 @@ mod tests {
             let (mut log, _) = reopen(&path);
             log.append([("t", &first[..])]).unwrap();
             log.restart().unwrap();
-            assert_eq!(log.len(), 0);
+            assert_eq!(log.len(), FILE_HEADER);
             log.append([("t", &next[..])]).unwrap();
         }
+        // The first records are still in the file after the new one, but
+        // of the generation before.
         assert_eq!(reopen(&path).1, vec![row("t", &next[0])]);
+    }
+
+    #[test]
+    fn records_of_an_earlier_generation_are_never_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        // The new record is as long as each old one, so that it ends
+        // where the second old one starts.
+        let old: Vec<_> = (10..=49).map(|v| event(v, Some("c3"))).collect();
+        let new = [event(50, Some("b1"))];
+        for round in 0..3 {
+            {
+                let (mut log, found) = reopen(&path);
+                let expected = if round == 0 {
+                    vec![]
+                } else {
+                    vec![row("t", &new[0])]
+                };
+                assert_eq!(found, expected, "round {round}");
+                log.restart().unwrap();
+                // Many records, then a start-over and one record: the
+                // old ones after it are not read, whole as they are.
+                log.append([("t", &old[..])]).unwrap();
+                log.restart().unwrap();
+                log.append([("t", &new[..])]).unwrap();
+            }
+            assert_eq!(reopen(&path).1, vec![row("t", &new[0])], "round {round}");
+        }
+    }
+
+    #[test]
+    fn appends_write_over_zeros_the_file_already_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        let size = || std::fs::metadata(&path).unwrap().len();
+        let (mut log, _) = reopen(&path);
+        assert_eq!(size(), ALLOCATE, "a new log is written ahead");
+        let events: Vec<_> = (1..=200).map(|v| event(v, Some("a1-a2"))).collect();
+        log.append([("t", &events[..])]).unwrap();
+        assert!(log.len() < ALLOCATE / 4);
+        assert_eq!(size(), ALLOCATE, "an append within it does not grow it");
+        // Past its end, the file grows by whole allocations.
+        let mut appended = 200;
+        while log.len() <= ALLOCATE {
+            log.append([("t", &events[..])]).unwrap();
+            appended += 200;
+        }
+        assert_eq!(size(), 2 * ALLOCATE);
+        drop(log);
+        assert_eq!(reopen(&path).1.len(), appended);
+    }
+
+    #[test]
+    fn a_log_without_a_header_is_read_and_gets_one_when_it_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        // A log as written before the header existed: records with the
+        // payload's checksum alone, from the file's first byte.
+        let earlier = [event(1, Some("c3")), event(2, Some("a1"))];
+        let mut bytes = Vec::new();
+        for event in &earlier {
+            encode(&mut bytes, "t", event, None);
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let later = [event(3, Some("b1"))];
+        {
+            let (mut log, found) = reopen(&path);
+            assert_eq!(found, vec![row("t", &earlier[0]), row("t", &earlier[1])]);
+            // Appended as it is written, until it starts over.
+            log.append([("t", &later[..])]).unwrap();
+        }
+        {
+            let (mut log, found) = reopen(&path);
+            assert_eq!(found.len(), 3);
+            log.restart().unwrap();
+            log.append([("t", &later[..])]).unwrap();
+        }
+        assert_eq!(generation_of(&std::fs::read(&path).unwrap()), Some(1));
+        assert_eq!(reopen(&path).1, vec![row("t", &later[0])]);
     }
 
     #[test]

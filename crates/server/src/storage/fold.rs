@@ -76,6 +76,11 @@ pub(super) struct Unfolded {
 }
 
 impl Unfolded {
+    /// Whether every event the log held is in the database.
+    pub(super) fn is_empty(&self) -> bool {
+        self.events == 0
+    }
+
     pub(super) fn push(&mut self, table: String, events: Vec<StoredEvent>) {
         self.events += events.len();
         if let Some(held) = self.of_table.get_mut(&table) {
@@ -224,8 +229,9 @@ impl Unfolded {
         self.folding = false;
         if let Some(Err(e)) = folder.log.as_deref_mut().map(EventLog::restart) {
             // What it holds is in the database: a start that finds it
-            // there skips it.
-            tracing::warn!(error = %e, "starting the event log over failed; it grows until the next fold");
+            // there skips it. Batches are committed to the database
+            // until a start-over succeeds (tried again at each batch).
+            tracing::warn!(error = %e, "starting the event log over failed");
         }
     }
 }

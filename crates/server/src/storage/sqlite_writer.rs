@@ -242,6 +242,13 @@ impl Writer<'_, '_> {
         let Some(log) = self.folder.log.as_deref_mut() else {
             return self.store_batch(batch, started);
         };
+        if log.is_broken() && self.unfolded.is_empty() {
+            // Nothing is only in the log: it may start over, and take
+            // appends again.
+            if let Err(e) = log.restart() {
+                tracing::debug!(error = %e, "starting the event log over failed again");
+            }
+        }
         let appended = log.append(
             batch
                 .iter()
