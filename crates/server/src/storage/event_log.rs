@@ -66,8 +66,8 @@ pub(super) struct EventLog {
     generation: Option<u64>,
     /// The records of the batch being appended.
     buf: Vec<u8>,
-    /// A failed append could not be cut off: nothing is appended until
-    /// the log starts over.
+    /// A failed append could not be cut off, or a start-over failed half
+    /// way: nothing is appended until the log starts over.
     broken: bool,
 }
 
