@@ -91,10 +91,13 @@ pub(super) async fn answer(mut answers: mpsc::UnboundedReceiver<Answers>) {
 /// while no append waits once the log holds enough
 /// ([`fold`](super::fold)), or when a reader asks ([`Job::Fold`]): a
 /// table's events at once, and for a read across tables every table's,
-/// in larger slices with the batches that come meanwhile between them. A
-/// batch that ends a game or sets a table's `active` flag is committed to
-/// the database itself. When the writer stops, everything in the log is
-/// stored.
+/// in larger slices with the batches that come meanwhile between them. An
+/// append that ends a game or sets a table's `active` flag is committed to
+/// the database itself, after the rest of its batch is in the log and
+/// answered: committed whole, a batch with one such append wrote a page of
+/// `events` for each of its tables, and at saturation, where most batches
+/// hold one, a longer commit made a larger next batch. When the writer
+/// stops, everything in the log is stored.
 ///
 /// After each checkpoint of the background task (`copied`), it copies the
 /// frames committed meanwhile itself, between two batches: with all of the
@@ -107,6 +110,8 @@ pub(super) fn run(
     mut log: Option<EventLog>,
 ) {
     let mut batch: Vec<Append> = Vec::with_capacity(MAX_BATCH);
+    // The appends of a batch that the database itself takes.
+    let mut stored: Vec<Append> = Vec::new();
     let mut folds = Vec::new();
     // Reads across tables, each waiting for the log as it was when it
     // asked ([`Unfolded::mark`]).
@@ -137,16 +142,20 @@ pub(super) fn run(
         };
         let mut appended = 0;
         if let Some(started) = job.and_then(|job| gather(job, &mut queue, &mut batch, &mut folds)) {
-            let logged = writer.folder.log.is_some()
-                && batch.iter().all(Append::events_only)
-                && !writer.unfolded.is_full();
-            let answered = if logged {
-                appended = batch.iter().map(|append| append.events.len()).sum();
-                writer.log_batch(&mut batch, started)
+            if writer.folder.log.is_none() || writer.unfolded.is_full() {
+                stored.append(&mut batch);
             } else {
-                writer.store_batch(&mut batch, started)
-            };
-            let _ = answers.send(answered);
+                stored.extend(batch.extract_if(.., |append| !append.events_only()));
+            }
+            // The log first: its appends are answered before the
+            // database's commit, which takes longer, starts.
+            if !batch.is_empty() {
+                appended = batch.iter().map(|append| append.events.len()).sum();
+                let _ = answers.send(writer.log_batch(&mut batch, started));
+            }
+            if !stored.is_empty() {
+                let _ = answers.send(writer.store_batch(&mut stored, started));
+            }
         }
         let read = writer.answer_reads(&mut folds, &mut across, appended);
         if !read && writer.unfolded.is_due(queue.is_empty()) {

@@ -1,6 +1,7 @@
 //! The event log as the writer uses it: what a start finds in it is
 //! stored, a read sees what only the log holds, and a fault that left an
-//! acknowledged event's version taken does not stop the rest.
+//! acknowledged event's version taken does not stop the rest; a batch
+//! logs what it can and commits only the rest to the database.
 
 use std::path::{Path, PathBuf};
 
@@ -274,4 +275,62 @@ async fn a_long_log_is_stored_slice_by_slice_and_table_by_table_without_a_read()
         );
     }
     storage.close().await;
+}
+
+#[tokio::test]
+async fn a_batch_logs_its_appends_of_events_alone_and_commits_the_rest() {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
+    use tokio::sync::{mpsc, oneshot};
+
+    use super::super::writer::{Append, Job};
+
+    let (_dir, file, storage, ids) = with_tables(2).await;
+    storage.close().await;
+    let conn = super::open(&file).unwrap();
+    let log = super::recover(&conn, &file)
+        .unwrap()
+        .expect("the log is free");
+    let append = |table: &str, active: Option<bool>| {
+        let (done, _) = oneshot::channel();
+        Job::Append(Append {
+            table: table.to_owned(),
+            events: vec![StoredEvent::encode(offered(1))],
+            games: Vec::new(),
+            active,
+            epoch: None,
+            queued: Instant::now(),
+            done,
+        })
+    };
+    // Both queued before the writer starts: one batch. The first adds
+    // events alone; the second sets its table's flag.
+    let (queue, jobs) = mpsc::channel(4);
+    assert!(queue.try_send(append(&ids[0], None)).is_ok());
+    assert!(queue.try_send(append(&ids[1], Some(true))).is_ok());
+    let (answers, mut answered) = mpsc::unbounded_channel();
+    let writer = tokio::task::spawn_blocking(move || {
+        super::run(conn, jobs, answers, &AtomicBool::new(false), Some(log));
+    });
+    let mut results = 0;
+    while results < 2 {
+        for (_, result) in answered.recv().await.unwrap() {
+            result.unwrap();
+            results += 1;
+        }
+    }
+
+    // The first is in the log only, the second in the database only.
+    let logged: Vec<String> = records_in(&path_of(&file))
+        .into_iter()
+        .map(|row| row.table)
+        .collect();
+    assert_eq!(logged, vec![ids[0].clone()]);
+    assert_eq!(stored_rows(&file, &ids[0]).await, Vec::<i64>::new());
+    assert_eq!(stored_rows(&file, &ids[1]).await, vec![1]);
+    // The stop stores the log.
+    drop(queue);
+    writer.await.unwrap();
+    assert_eq!(stored_rows(&file, &ids[0]).await, vec![1]);
 }
