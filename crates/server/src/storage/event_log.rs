@@ -106,9 +106,7 @@ impl EventLog {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         let allocated = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
-        let generation = generation_of(&bytes);
-        let start = if generation.is_some() { FILE_HEADER } else { 0 };
-        let (rows, whole) = read_records(&bytes, start as usize, generation);
+        let (generation, rows, whole) = read_log(&bytes);
         // The next records go after the last whole one, over a torn tail.
         let len = u64::try_from(whole).unwrap_or(u64::MAX);
         let mut log = EventLog {
@@ -229,10 +227,7 @@ impl EventLog {
 /// The records the log at `path` holds, read without taking it.
 #[cfg(test)]
 pub(super) fn records_in(path: &Path) -> Vec<LoggedRow> {
-    let bytes = std::fs::read(path).unwrap_or_default();
-    let generation = generation_of(&bytes);
-    let start = if generation.is_some() { FILE_HEADER } else { 0 };
-    read_records(&bytes, start as usize, generation).0
+    read_log(&std::fs::read(path).unwrap_or_default()).1
 }
 
 /// The generation in the header `bytes` start with, if they have one.
@@ -293,17 +288,23 @@ fn put_opt(buf: &mut Vec<u8>, text: Option<&str>) {
     }
 }
 
-/// The whole records of `generation` from `start` in `bytes`, and where
-/// they end: reading stops at the first record cut short, or whose
+/// What a log's `bytes` hold: its generation (none in a log written
+/// before the header), its whole records after the header, and where
+/// they end. Reading stops at the first record cut short, or whose
 /// checksum or fields are wrong.
-fn read_records(bytes: &[u8], start: usize, generation: Option<u64>) -> (Vec<LoggedRow>, usize) {
+fn read_log(bytes: &[u8]) -> (Option<u64>, Vec<LoggedRow>, usize) {
+    let generation = generation_of(bytes);
+    let mut at = if generation.is_some() {
+        FILE_HEADER as usize
+    } else {
+        0
+    };
     let mut rows = Vec::new();
-    let mut at = start;
     while let Some((row, next)) = read_record(bytes, at, generation) {
         rows.push(row);
         at = next;
     }
-    (rows, at)
+    (generation, rows, at)
 }
 
 /// The record of `generation` at `at`, and where the next one starts.
