@@ -1,5 +1,7 @@
-//! The SQLite writer: one connection, on a thread of its own, that
-//! commits the queued appends of every table in one transaction a batch.
+//! The SQLite writer: one connection, on a thread of its own, that takes
+//! the queued appends of every table a batch at a time, appends them to
+//! the event log with one sync, and commits to the database in one
+//! transaction those that end a game or set a flag.
 //!
 //! Through sqlx every statement of a batch was a round trip between the
 //! async writer and sqlx's connection thread (a wake-up each way), and a
