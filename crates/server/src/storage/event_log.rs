@@ -136,7 +136,7 @@ impl EventLog {
     ) -> io::Result<()> {
         if self.broken {
             return Err(io::Error::other(
-                "the event log could not be cut back after a failed append",
+                "the event log takes no append until it starts over",
             ));
         }
         self.buf.clear();
@@ -221,6 +221,17 @@ impl EventLog {
     #[cfg(test)]
     pub(super) fn len(&self) -> u64 {
         self.len
+    }
+
+    /// Fails a start-over, as a full or failing disk would: the header is
+    /// written through a handle that cannot write. The log is then broken,
+    /// and its file writable again.
+    #[cfg(test)]
+    pub(super) fn fail_a_start_over(&mut self, path: &Path) {
+        let writable = std::mem::replace(&mut self.file, File::open(path).unwrap());
+        assert!(self.restart().is_err());
+        self.file = writable;
+        assert!(self.broken);
     }
 }
 
@@ -555,6 +566,29 @@ mod tests {
         }
         assert_eq!(generation_of(&std::fs::read(&path).unwrap()), Some(1));
         assert_eq!(reopen(&path).1, vec![row("t", &later[0])]);
+    }
+
+    #[test]
+    fn a_failed_start_over_takes_no_append_until_one_succeeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = path_of(&dir.path().join("db.sqlite"));
+        let before = [event(1, Some("c3")), event(2, Some("a1"))];
+        let after = [event(3, Some("b1"))];
+        {
+            let (mut log, _) = reopen(&path);
+            log.append([("t", &before[..])]).unwrap();
+            let generation = log.generation;
+            log.fail_a_start_over(&path);
+            assert_eq!(log.generation, generation);
+            // Writable again, it still takes no append: which generation
+            // the file holds is not known until a start-over succeeds.
+            assert!(log.append([("t", &after[..])]).is_err());
+            log.restart().unwrap();
+            assert!(!log.is_broken());
+            assert_eq!(log.generation, generation.map(|g| g + 1));
+            log.append([("t", &after[..])]).unwrap();
+        }
+        assert_eq!(reopen(&path).1, vec![row("t", &after[0])]);
     }
 
     #[test]

@@ -1,17 +1,23 @@
 //! The event log as the writer uses it: what a start finds in it is
 //! stored, a read sees what only the log holds, and a fault that left an
 //! acknowledged event's version taken does not stop the rest; a batch
-//! logs what it can and commits only the rest to the database.
+//! logs what it can and commits only the rest to the database; a log
+//! whose start-over failed starts over when it next can.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use baghchal_protocol::{CreateTable, Opponent, Side, Variant};
 use baghchal_table::options::TableOptions;
 use baghchal_table::play::{Event, Logged};
 use baghchal_table::time::Timestamp;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
 use super::super::event_log::{path_of, records_in, EventLog};
 use super::super::events::StoredEvent;
+use super::super::writer::{Append, Job};
 use super::super::{Storage, TableRow};
 use crate::token::{self, Token};
 
@@ -277,59 +283,92 @@ async fn a_long_log_is_stored_slice_by_slice_and_table_by_table_without_a_read()
     storage.close().await;
 }
 
-#[tokio::test]
-async fn a_batch_logs_its_appends_of_events_alone_and_commits_the_rest() {
-    use std::sync::atomic::AtomicBool;
-    use std::time::Instant;
+/// An append of one event to `table`, setting its `active` flag if given.
+fn append(table: &str, active: Option<bool>) -> Job {
+    let (done, _) = oneshot::channel();
+    Job::Append(Append {
+        table: table.to_owned(),
+        events: vec![StoredEvent::encode(offered(1))],
+        games: Vec::new(),
+        active,
+        epoch: None,
+        queued: Instant::now(),
+        done,
+    })
+}
 
-    use tokio::sync::{mpsc, oneshot};
-
-    use super::super::writer::{Append, Job};
-
-    let (_dir, file, storage, ids) = with_tables(2).await;
-    storage.close().await;
-    let conn = super::open(&file).unwrap();
-    let log = super::recover(&conn, &file)
+/// The writer on the database `file` and its log (after `prepare`), with
+/// `jobs` queued before it starts, so that they make one batch. Returns,
+/// once every append is answered, the queue (dropped, the writer stops)
+/// and the writer.
+async fn run_writer(
+    file: &Path,
+    prepare: impl FnOnce(&mut EventLog),
+    jobs: Vec<Job>,
+) -> (mpsc::Sender<Job>, JoinHandle<()>) {
+    let conn = super::open(file).unwrap();
+    let mut log = super::recover(&conn, file)
         .unwrap()
         .expect("the log is free");
-    let append = |table: &str, active: Option<bool>| {
-        let (done, _) = oneshot::channel();
-        Job::Append(Append {
-            table: table.to_owned(),
-            events: vec![StoredEvent::encode(offered(1))],
-            games: Vec::new(),
-            active,
-            epoch: None,
-            queued: Instant::now(),
-            done,
-        })
-    };
-    // Both queued before the writer starts: one batch. The first adds
-    // events alone; the second sets its table's flag.
-    let (queue, jobs) = mpsc::channel(4);
-    assert!(queue.try_send(append(&ids[0], None)).is_ok());
-    assert!(queue.try_send(append(&ids[1], Some(true))).is_ok());
+    prepare(&mut log);
+    let waiting = jobs.len();
+    let (queue, queued) = mpsc::channel(4);
+    for job in jobs {
+        assert!(queue.try_send(job).is_ok());
+    }
     let (answers, mut answered) = mpsc::unbounded_channel();
     let writer = tokio::task::spawn_blocking(move || {
-        super::run(conn, jobs, answers, &AtomicBool::new(false), Some(log));
+        super::run(conn, queued, answers, &AtomicBool::new(false), Some(log));
     });
     let mut results = 0;
-    while results < 2 {
+    while results < waiting {
         for (_, result) in answered.recv().await.unwrap() {
             result.unwrap();
             results += 1;
         }
     }
+    (queue, writer)
+}
 
-    // The first is in the log only, the second in the database only.
-    let logged: Vec<String> = records_in(&path_of(&file))
+/// The tables of the records the log at `file` holds, in order.
+fn logged_tables(file: &Path) -> Vec<String> {
+    records_in(&path_of(file))
         .into_iter()
         .map(|row| row.table)
-        .collect();
-    assert_eq!(logged, vec![ids[0].clone()]);
+        .collect()
+}
+
+#[tokio::test]
+async fn a_batch_logs_its_appends_of_events_alone_and_commits_the_rest() {
+    let (_dir, file, storage, ids) = with_tables(2).await;
+    storage.close().await;
+    // One batch: the first adds events alone; the second sets its
+    // table's flag.
+    let jobs = vec![append(&ids[0], None), append(&ids[1], Some(true))];
+    let (queue, writer) = run_writer(&file, |_| {}, jobs).await;
+
+    // The first is in the log only, the second in the database only.
+    assert_eq!(logged_tables(&file), vec![ids[0].clone()]);
     assert_eq!(stored_rows(&file, &ids[0]).await, Vec::<i64>::new());
     assert_eq!(stored_rows(&file, &ids[1]).await, vec![1]);
     // The stop stores the log.
+    drop(queue);
+    writer.await.unwrap();
+    assert_eq!(stored_rows(&file, &ids[0]).await, vec![1]);
+}
+
+#[tokio::test]
+async fn a_log_whose_start_over_failed_starts_over_at_the_next_batch() {
+    let (_dir, file, storage, ids) = with_tables(1).await;
+    storage.close().await;
+    let log_file = path_of(&file);
+    let fail = |log: &mut EventLog| log.fail_a_start_over(&log_file);
+    let (queue, writer) = run_writer(&file, fail, vec![append(&ids[0], None)]).await;
+
+    // The log holds nothing the database lacks, so the writer started it
+    // over and appended to it, rather than commit to the database.
+    assert_eq!(logged_tables(&file), vec![ids[0].clone()]);
+    assert_eq!(stored_rows(&file, &ids[0]).await, Vec::<i64>::new());
     drop(queue);
     writer.await.unwrap();
     assert_eq!(stored_rows(&file, &ids[0]).await, vec![1]);
